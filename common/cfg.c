@@ -1,0 +1,784 @@
+#include "config.h"
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cfg.h"
+#include "hostlist.h"
+#include "sizes.h"
+
+enum ftype { F_INT, F_BOOL, F_STR, F_ENUM, F_STRV, F_ENV, F_SUB, F_CUSTOM };
+
+struct field;
+typedef void (*custom_fn)(json_t *, const char *, void *, struct strv *);
+
+struct field {
+	const char		*key;
+	enum ftype		 type;
+	size_t			 off;
+	long			 min, max;	/* F_INT range; F_STR/F_STRV: min 1 = must not be empty */
+	const void		*aux;		/* F_ENUM: choices; F_SUB: fields; F_CUSTOM: function */
+};
+
+static const char *const policies[] = { "always", "on-failure", "never", NULL };
+static const char *const flavors_endpoints[] = { "vllm", "sglang", NULL };
+static const char *const flavors_workers[] = { "vllm", "sglang", "generic", NULL };
+static const char *const dp_modes[] = { "per_node", "per_gpu", NULL };
+static const char *const on_restart[] = { "keep", "restart", NULL };
+static const char *const roles[] = { "prefill", "decode", "agg", NULL };
+
+#define MS_MAX	86400000L
+
+static const struct field restart_fields[] = {
+	{ "policy", F_ENUM, offsetof(struct restart_cfg, policy), 0, 0, policies },
+	{ "backoff_initial_ms", F_INT, offsetof(struct restart_cfg, backoff_initial_ms), 0, MS_MAX, NULL },
+	{ "backoff_max_ms", F_INT, offsetof(struct restart_cfg, backoff_max_ms), 0, MS_MAX, NULL },
+	{ "reset_after_ms", F_INT, offsetof(struct restart_cfg, reset_after_ms), 0, MS_MAX, NULL },
+	{ "burst", F_INT, offsetof(struct restart_cfg, burst), 1, 1000000, NULL },
+	{ "burst_window_ms", F_INT, offsetof(struct restart_cfg, burst_window_ms), 1, MS_MAX, NULL },
+	{ NULL, 0, 0, 0, 0, NULL }
+};
+
+static void parse_nodes(json_t *, const char *, void *, struct strv *);
+static void parse_store_config(json_t *, const char *, void *, struct strv *);
+static void parse_groups(json_t *, const char *, void *, struct strv *);
+
+#define J(m)	offsetof(struct cfg, job.m)
+static const struct field job_fields[] = {
+	{ "id", F_STR, J(id), 1, 0, NULL },
+	{ "nodes", F_CUSTOM, J(nodes_expr), 0, 0, (const void *)parse_nodes },
+	{ "node", F_STR, J(node), 0, 0, NULL },
+	{ "gpus_per_node", F_INT, J(gpus_per_node), 0, 1024, NULL },
+	{ "run_dir", F_STR, J(run_dir), 1, 0, NULL },
+	{ NULL, 0, 0, 0, 0, NULL }
+};
+#undef J
+
+#define M(m)	offsetof(struct cfg, master.m)
+static const struct field master_fields[] = {
+	{ "enabled", F_BOOL, M(enabled), 0, 0, NULL },
+	{ "node", F_STR, M(node), 0, 0, NULL },
+	{ "command", F_STRV, M(command), 1, 0, NULL },
+	{ "address", F_STR, M(address), 0, 0, NULL },
+	{ "rpc_port", F_INT, M(rpc_port), 1, 65535, NULL },
+	{ "http_metadata_port", F_INT, M(http_metadata_port), 0, 65535, NULL },
+	{ "metrics_port", F_INT, M(metrics_port), 1, 65535, NULL },
+	{ "extra_args", F_STRV, M(extra_args), 0, 0, NULL },
+	{ "env", F_ENV, M(env), 0, 0, NULL },
+	{ "ready_timeout_ms", F_INT, M(ready_timeout_ms), 1, MS_MAX, NULL },
+	{ "probe_interval_ms", F_INT, M(probe_interval_ms), 1, 60000, NULL },
+	{ "stop_timeout_ms", F_INT, M(stop_timeout_ms), 0, 3600000, NULL },
+	{ "liveness_interval_ms", F_INT, M(liveness_interval_ms), 10, 600000, NULL },
+	{ "liveness_failures", F_INT, M(liveness_failures), 1, 1000, NULL },
+	{ "restart", F_SUB, M(restart), 0, 0, restart_fields },
+	{ "url", F_STR, M(url), 0, 0, NULL },
+	{ NULL, 0, 0, 0, 0, NULL }
+};
+#undef M
+
+#define A(m)	offsetof(struct cfg, admin.m)
+static const struct field admin_fields[] = {
+	{ "listen", F_STR, A(listen), 1, 0, NULL },
+	{ "upstream_timeout_ms", F_INT, A(upstream_timeout_ms), 1, 600000, NULL },
+	{ "max_connections", F_INT, A(max_connections), 1, 65536, NULL },
+	{ NULL, 0, 0, 0, 0, NULL }
+};
+#undef A
+
+#define E(m)	offsetof(struct cfg, endpoints.m)
+static const struct field endpoints_fields[] = {
+	{ "flavor", F_STR, E(flavor), 0, 0, flavors_endpoints },
+	{ "store_config", F_CUSTOM, E(store_config), 0, 0, (const void *)parse_store_config },
+	{ "env", F_ENV, E(env), 0, 0, NULL },
+	{ NULL, 0, 0, 0, 0, NULL }
+};
+#undef E
+
+#define P(m)	offsetof(struct cfg_ports, m)
+static const struct field ports_fields[] = {
+	{ "http_base", F_INT, P(http_base), 1, 65535, NULL },
+	{ "http_stride", F_INT, P(http_stride), 1, 10000, NULL },
+	{ "bootstrap_base", F_INT, P(bootstrap_base), 1, 65535, NULL },
+	{ "dp_rpc_base", F_INT, P(dp_rpc_base), 1, 65535, NULL },
+	{ "sys_base", F_INT, P(sys_base), 1, 65535, NULL },
+	{ "kv_events_base", F_INT, P(kv_events_base), 1, 65535, NULL },
+	{ "nixl_base", F_INT, P(nixl_base), 1, 65535, NULL },
+	{ "job_jitter", F_BOOL, P(job_jitter), 0, 0, NULL },
+	{ NULL, 0, 0, 0, 0, NULL }
+};
+#undef P
+
+#define W(m)	offsetof(struct cfg, workers.m)
+static const struct field workers_fields[] = {
+	{ "flavor", F_STR, W(flavor), 0, 0, flavors_workers },
+	{ "dp_launch_mode", F_STR, W(dp_launch_mode), 0, 0, dp_modes },
+	{ "wait_for_master", F_BOOL, W(wait_for_master), 0, 0, NULL },
+	{ "on_master_restart", F_STR, W(on_master_restart), 0, 0, on_restart },
+	{ "ports", F_SUB, W(ports), 0, 0, ports_fields },
+	{ "restart", F_SUB, W(restart), 0, 0, restart_fields },
+	{ "stop_timeout_ms", F_INT, W(stop_timeout_ms), 0, 3600000, NULL },
+	{ "groups", F_CUSTOM, W(groups), 0, 0, (const void *)parse_groups },
+	{ NULL, 0, 0, 0, 0, NULL }
+};
+#undef W
+
+#define G(m)	offsetof(struct worker_group, m)
+static const struct field group_fields[] = {
+	{ "role", F_STR, G(role), 1, 0, roles },
+	{ "count", F_INT, G(count), 1, 65536, NULL },
+	{ "gpus", F_INT, G(gpus), 1, 65536, NULL },
+	{ "tp", F_INT, G(tp), 1, 65536, NULL },
+	{ "pp", F_INT, G(pp), 1, 65536, NULL },
+	{ "dp", F_INT, G(dp), 1, 65536, NULL },
+	{ "command", F_STRV, G(command), 1, 0, NULL },
+	{ "env", F_ENV, G(env), 0, 0, NULL },
+	{ NULL, 0, 0, 0, 0, NULL }
+};
+#undef G
+
+static const struct field top_fields[] = {
+	{ "job", F_SUB, 0, 0, 0, job_fields },
+	{ "master", F_SUB, 0, 0, 0, master_fields },
+	{ "admin", F_SUB, 0, 0, 0, admin_fields },
+	{ "endpoints", F_SUB, 0, 0, 0, endpoints_fields },
+	{ "workers", F_SUB, 0, 0, 0, workers_fields },
+	{ NULL, 0, 0, 0, 0, NULL }
+};
+
+const char *
+cfg_policy_name(int p)
+{
+	return p >= 0 && p < 3 ? policies[p] : "?";
+}
+
+static const char *
+json_kind(const json_t *j)
+{
+	switch (json_typeof(j)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a number with a fraction";
+	case JSON_TRUE: case JSON_FALSE: return "a boolean";
+	default: return "null";
+	}
+}
+
+char *
+cfg_expand(const char *in, char *err, size_t errlen)
+{
+	struct { char *b; size_t n, cap; } o = { NULL, 0, 0 };
+	const char *p = in;
+
+#define PUT(s, len) do {						\
+	if (o.n + (len) + 1 > o.cap) {					\
+		o.cap = (o.n + (len) + 1) * 2;				\
+		o.b = xrealloc(o.b, o.cap);				\
+	}								\
+	memcpy(o.b + o.n, (s), (len));					\
+	o.n += (len);							\
+	o.b[o.n] = '\0';						\
+} while (0)
+
+	PUT("", 0);
+	while (*p) {
+		if (p[0] != '$' || p[1] != '{') {
+			PUT(p, 1);
+			p++;
+			continue;
+		}
+		const char *close = strchr(p + 2, '}');
+		if (close == NULL) {
+			snprintf(err, errlen, "unterminated \"${\" in \"%s\"", in);
+			free(o.b);
+			return NULL;
+		}
+		char *body = xstrndup(p + 2, (size_t)(close - p - 2));
+		char *def = strstr(body, ":-");
+		if (def != NULL) {
+			*def = '\0';
+			def += 2;
+		}
+		int ok = body[0] != '\0' && !isdigit((unsigned char)body[0]);
+		for (char *q = body; ok && *q; q++)
+			ok = isalnum((unsigned char)*q) || *q == '_';
+		if (!ok) {
+			snprintf(err, errlen, "bad variable name \"%s\" in \"%s\"", body, in);
+			free(body);
+			free(o.b);
+			return NULL;
+		}
+		const char *val = getenv(body);
+		if (val == NULL || (def != NULL && *val == '\0'))
+			val = def;
+		if (val == NULL) {
+			snprintf(err, errlen, "environment variable %s is not set (use ${%s:-default})",
+			    body, body);
+			free(body);
+			free(o.b);
+			return NULL;
+		}
+		PUT(val, strlen(val));
+		free(body);
+		p = close + 1;
+	}
+#undef PUT
+	return o.b;
+}
+
+int
+cfg_parse_hostport(const char *s, char *host, size_t hostlen, int *family, long *port)
+{
+	const char *colon, *h = s;
+	size_t hl;
+	char buf[INET6_ADDRSTRLEN];
+	unsigned char addr[sizeof(struct in6_addr)];
+	char *end;
+
+	if (*s == '[') {
+		const char *rb = strchr(s, ']');
+		if (rb == NULL || rb[1] != ':')
+			return -1;
+		h = s + 1;
+		hl = (size_t)(rb - h);
+		colon = rb + 1;
+		*family = AF_INET6;
+	} else {
+		colon = strrchr(s, ':');
+		if (colon == NULL)
+			return -1;
+		hl = (size_t)(colon - s);
+		*family = AF_INET;
+	}
+	if (hl == 0 || hl >= sizeof buf || hl >= hostlen)
+		return -1;
+	memcpy(buf, h, hl);
+	buf[hl] = '\0';
+	if (inet_pton(*family, buf, addr) != 1)
+		return -1;
+	if (!isdigit((unsigned char)colon[1]))
+		return -1;
+	*port = strtol(colon + 1, &end, 10);
+	if (*end != '\0' || *port < 1 || *port > 65535)
+		return -1;
+	memcpy(host, buf, hl + 1);
+	return 0;
+}
+
+static char *
+path_join(const char *path, const char *key)
+{
+	return *path ? xasprintf("%s.%s", path, key) : xstrdup(key);
+}
+
+static char *
+get_string(json_t *j, const char *path, struct strv *errs)
+{
+	char err[512];
+	char *s;
+	if (!json_is_string(j)) {
+		strv_pushf(errs, "%s: must be a string, got %s", path, json_kind(j));
+		return NULL;
+	}
+	s = cfg_expand(json_string_value(j), err, sizeof err);
+	if (s == NULL)
+		strv_pushf(errs, "%s: %s", path, err);
+	return s;
+}
+
+static void
+parse_strv(json_t *j, const char *path, char ***out, int nonempty, struct strv *errs)
+{
+	struct strv sv = { 0 };
+	size_t i;
+	json_t *e;
+	if (!json_is_array(j)) {
+		strv_pushf(errs, "%s: must be an array of strings, got %s", path, json_kind(j));
+		return;
+	}
+	if (nonempty && json_array_size(j) == 0) {
+		strv_pushf(errs, "%s: must not be empty", path);
+		return;
+	}
+	json_array_foreach(j, i, e) {
+		char *p = xasprintf("%s[%zu]", path, i);
+		char *s = get_string(e, p, errs);
+		if (s != NULL && nonempty && i == 0 && *s == '\0')
+			strv_pushf(errs, "%s: must not be empty", p);
+		if (s != NULL)
+			strv_take(&sv, s);
+		free(p);
+	}
+	if (sv.v == NULL)
+		sv.v = xcalloc(1, sizeof(char *));
+	strv_freev(*out);
+	*out = sv.v;
+}
+
+static void
+kvlist_free(struct kvlist *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].key);
+		free(l->v[i].value);
+	}
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+static void
+parse_env(json_t *j, const char *path, struct kvlist *out, struct strv *errs)
+{
+	const char *k;
+	json_t *v;
+	if (!json_is_object(j)) {
+		strv_pushf(errs, "%s: must be an object of strings, got %s", path, json_kind(j));
+		return;
+	}
+	kvlist_free(out);
+	out->v = xcalloc(json_object_size(j) + 1, sizeof(struct kv));
+	json_object_foreach(j, k, v) {
+		char *p = path_join(path, k);
+		int ok = *k != '\0' && !isdigit((unsigned char)*k);
+		for (const char *q = k; ok && *q; q++)
+			ok = isalnum((unsigned char)*q) || *q == '_';
+		char *s = NULL;
+		if (!ok)
+			strv_pushf(errs, "%s: not a valid environment variable name", p);
+		else if (json_is_integer(v))
+			s = xasprintf("%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		else
+			s = get_string(v, p, errs);
+		if (s != NULL) {
+			out->v[out->n].key = xstrdup(k);
+			out->v[out->n++].value = s;
+		}
+		free(p);
+	}
+}
+
+/* Index of s in the NULL-terminated choices, or -1 after reporting every allowed value. */
+static int
+choice_index(const char *const *c, const char *s, const char *path, struct strv *errs)
+{
+	char *list = NULL;
+	for (int i = 0; c[i] != NULL; i++)
+		if (strcmp(c[i], s) == 0)
+			return i;
+	for (int i = 0; c[i] != NULL; i++) {
+		char *t = xasprintf("%s%s%s", list ? list : "", list ? ", " : "", c[i]);
+		free(list);
+		list = t;
+	}
+	strv_pushf(errs, "%s: must be one of %s, got \"%s\"", path, list, s);
+	free(list);
+	return -1;
+}
+
+static void
+parse_fields(json_t *obj, const char *path, const struct field *fields, void *base,
+    struct strv *errs)
+{
+	const char *k;
+	json_t *v;
+	const char *what = *path ? path : "configuration";
+
+	if (!json_is_object(obj)) {
+		strv_pushf(errs, "%s: must be an object, got %s", what, json_kind(obj));
+		return;
+	}
+	json_object_foreach(obj, k, v) {
+		const struct field *f;
+		for (f = fields; f->key != NULL; f++)
+			if (strcmp(f->key, k) == 0)
+				break;
+		char *p = path_join(path, k);
+		void *dst = (char *)base + f->off;
+		if (f->key == NULL) {
+			strv_pushf(errs, "%s: unknown key", p);
+			free(p);
+			continue;
+		}
+		switch (f->type) {
+		case F_INT:
+			if (!json_is_integer(v))
+				strv_pushf(errs, "%s: must be an integer, got %s", p, json_kind(v));
+			else if (json_integer_value(v) < f->min || json_integer_value(v) > f->max)
+				strv_pushf(errs, "%s: must be %ld..%ld, got %" JSON_INTEGER_FORMAT, p,
+				    f->min, f->max, json_integer_value(v));
+			else
+				*(long *)dst = (long)json_integer_value(v);
+			break;
+		case F_BOOL:
+			if (!json_is_boolean(v))
+				strv_pushf(errs, "%s: must be true or false, got %s", p, json_kind(v));
+			else
+				*(int *)dst = json_is_true(v);
+			break;
+		case F_ENUM: {
+			int i;
+			if (!json_is_string(v))
+				strv_pushf(errs, "%s: must be a string, got %s", p, json_kind(v));
+			else if ((i = choice_index(f->aux, json_string_value(v), p, errs)) >= 0)
+				*(int *)dst = i;
+			break;
+		}
+		case F_STR: {
+			char *s = get_string(v, p, errs);
+			if (s == NULL)
+				break;
+			if (f->min && *s == '\0')
+				strv_pushf(errs, "%s: must not be empty", p);
+			else if (f->aux == NULL || choice_index(f->aux, s, p, errs) >= 0) {
+				free(*(char **)dst);
+				*(char **)dst = s;
+				break;
+			}
+			free(s);
+			break;
+		}
+		case F_STRV:
+			parse_strv(v, p, (char ***)dst, (int)f->min, errs);
+			break;
+		case F_ENV:
+			parse_env(v, p, (struct kvlist *)dst, errs);
+			break;
+		case F_SUB:
+			parse_fields(v, p, f->aux, dst, errs);
+			break;
+		case F_CUSTOM:
+			((custom_fn)f->aux)(v, p, dst, errs);
+			break;
+		}
+		free(p);
+	}
+}
+
+static void
+parse_nodes(json_t *j, const char *path, void *dst, struct strv *errs)
+{
+	char *s = get_string(j, path, errs);
+	if (s != NULL) {
+		free(*(char **)dst);
+		*(char **)dst = s;
+	}
+}
+
+/* Expand ${} in every string of the pass-through object; key order and value types stay. */
+static json_t *
+expand_json(json_t *j, const char *path, struct strv *errs)
+{
+	const char *k;
+	json_t *v, *out;
+	size_t i;
+	switch (json_typeof(j)) {
+	case JSON_STRING: {
+		char *s = get_string(j, path, errs);
+		out = json_string(s ? s : "");
+		free(s);
+		return out;
+	}
+	case JSON_OBJECT:
+		out = json_object();
+		json_object_foreach(j, k, v) {
+			char *p = path_join(path, k);
+			json_object_set_new(out, k, expand_json(v, p, errs));
+			free(p);
+		}
+		return out;
+	case JSON_ARRAY:
+		out = json_array();
+		json_array_foreach(j, i, v) {
+			char *p = xasprintf("%s[%zu]", path, i);
+			json_array_append_new(out, expand_json(v, p, errs));
+			free(p);
+		}
+		return out;
+	default:
+		return json_incref(j);
+	}
+}
+
+static void
+parse_store_config(json_t *j, const char *path, void *dst, struct strv *errs)
+{
+	static const char *const size_keys[] = { "global_segment_size", "local_buffer_size", NULL };
+	json_t *out;
+	if (!json_is_object(j)) {
+		strv_pushf(errs, "%s: must be an object, got %s", path, json_kind(j));
+		return;
+	}
+	out = expand_json(j, path, errs);
+	for (int i = 0; size_keys[i] != NULL; i++) {
+		json_t *v = json_object_get(out, size_keys[i]);
+		char err[256];
+		uint64_t n;
+		if (v == NULL)
+			continue;
+		if (json_is_integer(v) && json_integer_value(v) >= 0)
+			continue;
+		if (json_is_string(v) && size_parse(json_string_value(v), &n, err, sizeof err) == 0)
+			continue;
+		if (json_is_string(v))
+			strv_pushf(errs, "%s.%s: %s", path, size_keys[i], err);
+		else
+			strv_pushf(errs, "%s.%s: must be a byte count or a size string like \"4GB\", got %s",
+			    path, size_keys[i], json_kind(v));
+	}
+	json_decref(*(json_t **)dst);
+	*(json_t **)dst = out;
+}
+
+static void
+group_defaults(struct worker_group *g)
+{
+	g->role = xstrdup("agg");
+	g->count = g->gpus = g->tp = g->pp = g->dp = 1;
+	g->command = xcalloc(1, sizeof(char *));
+}
+
+static void
+parse_groups(json_t *j, const char *path, void *dst, struct strv *errs)
+{
+	struct cfg *c = (struct cfg *)((char *)dst - offsetof(struct cfg, workers.groups));
+	size_t i;
+	json_t *e;
+	if (!json_is_array(j)) {
+		strv_pushf(errs, "%s: must be an array of objects, got %s", path, json_kind(j));
+		return;
+	}
+	c->workers.groups = xcalloc(json_array_size(j) + 1, sizeof(struct worker_group));
+	json_array_foreach(j, i, e) {
+		struct worker_group *g = &c->workers.groups[i];
+		char *p = xasprintf("%s[%zu]", path, i);
+		group_defaults(g);
+		c->workers.ngroups++;
+		if (json_is_object(e) && json_object_get(e, "command") == NULL)
+			strv_pushf(errs, "%s.command: is required", p);
+		parse_fields(e, p, group_fields, g, errs);
+		free(p);
+	}
+}
+
+static void
+restart_defaults(struct restart_cfg *r, long initial, long max, long reset, long burst, long window)
+{
+	r->policy = RESTART_ON_FAILURE;
+	r->backoff_initial_ms = initial;
+	r->backoff_max_ms = max;
+	r->reset_after_ms = reset;
+	r->burst = burst;
+	r->burst_window_ms = window;
+}
+
+static void
+cfg_defaults(struct cfg *c)
+{
+	static const char *const cmd[] = { "mooncake_master", NULL };
+	memset(c, 0, sizeof *c);
+	c->job.id = xstrdup("local");
+	c->job.nodes_expr = xstrdup("localhost");
+	c->job.node = xstrdup("");
+	c->job.gpus_per_node = 8;
+	c->job.run_dir = xstrdup("/tmp/mooncake-sidecar/local");
+	c->master.enabled = 1;
+	c->master.node = xstrdup("");
+	c->master.command = strv_dup((char *const *)cmd);
+	c->master.address = xstrdup("");
+	c->master.rpc_port = 50051;
+	c->master.http_metadata_port = 8080;
+	c->master.metrics_port = 9003;
+	c->master.extra_args = xcalloc(1, sizeof(char *));
+	c->master.ready_timeout_ms = 120000;
+	c->master.probe_interval_ms = 20;
+	c->master.stop_timeout_ms = 10000;
+	c->master.liveness_interval_ms = 1000;
+	c->master.liveness_failures = 3;
+	restart_defaults(&c->master.restart, 100, 30000, 60000, 5, 60000);
+	c->master.url = xstrdup("");
+	c->admin.listen = xstrdup("0.0.0.0:9103");
+	c->admin.upstream_timeout_ms = 2000;
+	c->admin.max_connections = 512;
+	c->endpoints.flavor = xstrdup("vllm");
+	c->endpoints.store_config = json_object();
+	c->workers.flavor = xstrdup("vllm");
+	c->workers.dp_launch_mode = xstrdup("per_node");
+	c->workers.wait_for_master = 1;
+	c->workers.on_master_restart = xstrdup("keep");
+	c->workers.ports = (struct cfg_ports){ 6100, 32, 7200, 8400, 7500, 5200, 5400, 0 };
+	restart_defaults(&c->workers.restart, 1000, 60000, 300000, 3, 600000);
+	c->workers.stop_timeout_ms = 30000;
+}
+
+static void
+check_ports(struct cfg *c, struct strv *errs)
+{
+	struct { const char *name; long port; } p[] = {
+		{ "master.rpc_port", c->master.rpc_port },
+		{ "master.http_metadata_port", c->master.http_metadata_port },
+		{ "master.metrics_port", c->master.metrics_port },
+		{ "admin.listen", c->admin.port },
+	};
+	for (size_t i = 1; i < sizeof p / sizeof p[0]; i++)
+		for (size_t k = 0; k < i; k++)
+			if (p[i].port != 0 && p[i].port == p[k].port)
+				strv_pushf(errs, "%s: port %ld is also used by %s", p[i].name, p[i].port,
+				    p[k].name);
+}
+
+static void
+check_restart(const struct restart_cfg *r, const char *path, struct strv *errs)
+{
+	if (r->backoff_max_ms < r->backoff_initial_ms)
+		strv_pushf(errs, "%s.backoff_max_ms: must be >= backoff_initial_ms (%ld), got %ld", path,
+		    r->backoff_initial_ms, r->backoff_max_ms);
+}
+
+static void
+resolve(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
+{
+	char err[256], host[256];
+
+	if (ov != NULL && ov->listen != NULL) {
+		free(c->admin.listen);
+		c->admin.listen = xstrdup(ov->listen);
+	}
+	if (cfg_parse_hostport(c->admin.listen, c->admin.host, sizeof c->admin.host,
+	    &c->admin.family, &c->admin.port) != 0)
+		strv_pushf(errs, "admin.listen: must be ADDRESS:PORT with a numeric IPv4 or [IPv6] "
+		    "address and a port 1..65535, got \"%s\"", c->admin.listen);
+	check_ports(c, errs);
+	check_restart(&c->master.restart, "master.restart", errs);
+	check_restart(&c->workers.restart, "workers.restart", errs);
+
+	if (c->job.run_dir[0] != '\0' && c->job.run_dir[0] != '/')
+		strv_pushf(errs, "job.run_dir: must be an absolute path, got \"%s\"", c->job.run_dir);
+	if (c->master.url[0] != '\0' && strncmp(c->master.url, "http://", 7) != 0)
+		strv_pushf(errs, "master.url: must start with http://, got \"%s\"", c->master.url);
+
+	strv_free(&c->job.nodes);
+	if (hostlist_expand(c->job.nodes_expr, &c->job.nodes, err, sizeof err) != 0) {
+		strv_pushf(errs, "job.nodes: %s", err);
+		strv_free(&c->job.nodes);
+		strv_push(&c->job.nodes, "localhost");
+	}
+
+	/* This node: --node, job.node, SLURMD_NODENAME, then the short host name. A single-node
+	 * "localhost" job is this machine whatever its name. */
+	const char *node = ov != NULL && ov->node != NULL ? ov->node : c->job.node;
+	if (*node == '\0')
+		node = getenv("SLURMD_NODENAME");
+	if (node == NULL || *node == '\0') {
+		if (gethostname(host, sizeof host) != 0)
+			strcpy(host, "localhost");
+		host[sizeof host - 1] = '\0';
+		host[strcspn(host, ".")] = '\0';
+		node = host;
+		if (hostlist_index(&c->job.nodes, node) < 0 && c->job.nodes.n == 1 &&
+		    strcmp(c->job.nodes.v[0], "localhost") == 0)
+			node = "localhost";
+	}
+	char *n = xstrdup(node);
+	free(c->job.node);
+	c->job.node = n;
+
+	if (c->master.node[0] == '\0') {
+		free(c->master.node);
+		c->master.node = xstrdup(c->job.nodes.v[0]);
+	} else if (hostlist_index(&c->job.nodes, c->master.node) < 0)
+		strv_pushf(errs, "master.node: \"%s\" is not in job.nodes", c->master.node);
+	c->master.runs_here = c->master.enabled && strcmp(c->master.node, c->job.node) == 0;
+
+	if (c->job.gpus_per_node == 0) {
+		const char *g = getenv("SLURM_GPUS_ON_NODE"), *cvd = getenv("CUDA_VISIBLE_DEVICES");
+		if (g != NULL && *g != '\0')
+			c->job.gpus_per_node = strtol(g, NULL, 10);
+		else if (cvd != NULL && *cvd != '\0') {
+			c->job.gpus_per_node = 1;
+			for (const char *q = cvd; *q; q++)
+				c->job.gpus_per_node += *q == ',';
+		} else if (c->workers.ngroups > 0)
+			strv_pushf(errs, "job.gpus_per_node: 0 means SLURM_GPUS_ON_NODE or "
+			    "CUDA_VISIBLE_DEVICES, and neither is set");
+	}
+}
+
+static int
+load(json_t *root, const struct cfg_overrides *ov, struct cfg *c, struct strv *errs)
+{
+	parse_fields(root, "", top_fields, c, errs);
+	resolve(c, ov, errs);
+	return errs->n == 0 ? 0 : -1;
+}
+
+int
+cfg_load_file(const char *path, const struct cfg_overrides *ov, struct cfg *c, struct strv *errs)
+{
+	json_error_t je;
+	json_t *root;
+	int rc;
+	cfg_defaults(c);
+	root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	if (root == NULL) {
+		if (je.line < 0)
+			strv_pushf(errs, "%s: %s", path, je.text);
+		else
+			strv_pushf(errs, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+		return -1;
+	}
+	rc = load(root, ov, c, errs);
+	json_decref(root);
+	return rc;
+}
+
+int
+cfg_load_string(const char *text, const struct cfg_overrides *ov, struct cfg *c, struct strv *errs)
+{
+	json_error_t je;
+	json_t *root;
+	int rc;
+	cfg_defaults(c);
+	root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+	if (root == NULL) {
+		strv_pushf(errs, "<string>:%d:%d: %s", je.line, je.column, je.text);
+		return -1;
+	}
+	rc = load(root, ov, c, errs);
+	json_decref(root);
+	return rc;
+}
+
+void
+cfg_free(struct cfg *c)
+{
+	free(c->job.id);
+	free(c->job.nodes_expr);
+	strv_free(&c->job.nodes);
+	free(c->job.node);
+	free(c->job.run_dir);
+	free(c->master.node);
+	strv_freev(c->master.command);
+	free(c->master.address);
+	strv_freev(c->master.extra_args);
+	kvlist_free(&c->master.env);
+	free(c->master.url);
+	free(c->admin.listen);
+	free(c->endpoints.flavor);
+	json_decref(c->endpoints.store_config);
+	kvlist_free(&c->endpoints.env);
+	free(c->workers.flavor);
+	free(c->workers.dp_launch_mode);
+	free(c->workers.on_master_restart);
+	for (size_t i = 0; i < c->workers.ngroups; i++) {
+		free(c->workers.groups[i].role);
+		strv_freev(c->workers.groups[i].command);
+		kvlist_free(&c->workers.groups[i].env);
+	}
+	free(c->workers.groups);
+	memset(c, 0, sizeof *c);
+}

@@ -1,0 +1,106 @@
+#ifndef COMMON_CFG_H
+#define COMMON_CFG_H
+#include <jansson.h>
+#include <netinet/in.h>
+#include "xalloc.h"
+
+enum restart_policy { RESTART_ALWAYS, RESTART_ON_FAILURE, RESTART_NEVER };
+
+struct restart_cfg {
+	int	policy;
+	long	backoff_initial_ms;
+	long	backoff_max_ms;
+	long	reset_after_ms;
+	long	burst;
+	long	burst_window_ms;
+};
+
+struct kv {
+	char	*key;
+	char	*value;
+};
+
+struct kvlist {
+	struct kv	*v;
+	size_t		 n;
+};
+
+struct worker_group {
+	char		*role;
+	long		 count, gpus, tp, pp, dp;
+	char		**command;
+	struct kvlist	 env;
+};
+
+struct cfg_ports {
+	long	http_base, http_stride, bootstrap_base, dp_rpc_base, sys_base, kv_events_base, nixl_base;
+	int	job_jitter;
+};
+
+struct cfg {
+	struct {
+		char		*id;
+		char		*nodes_expr;
+		struct strv	 nodes;		/* expanded job.nodes */
+		char		*node;		/* this node, resolved */
+		long		 gpus_per_node;	/* resolved */
+		char		*run_dir;
+	} job;
+	struct {
+		int		 enabled;
+		char		*node;		/* resolved: first of job.nodes when empty */
+		char		**command;
+		char		*address;
+		long		 rpc_port, http_metadata_port, metrics_port;
+		char		**extra_args;
+		struct kvlist	 env;
+		long		 ready_timeout_ms, probe_interval_ms, stop_timeout_ms;
+		long		 liveness_interval_ms, liveness_failures;
+		struct restart_cfg restart;
+		char		*url;
+		int		 runs_here;	/* enabled and this node is master.node */
+	} master;
+	struct {
+		char		*listen;
+		char		 host[INET6_ADDRSTRLEN];
+		int		 family;
+		long		 port;
+		long		 upstream_timeout_ms;
+		long		 max_connections;
+	} admin;
+	struct {
+		char		*flavor;
+		json_t		*store_config;
+		struct kvlist	 env;
+	} endpoints;
+	struct {
+		char		*flavor;
+		char		*dp_launch_mode;
+		int		 wait_for_master;
+		char		*on_master_restart;
+		struct cfg_ports ports;
+		struct restart_cfg restart;
+		long		 stop_timeout_ms;
+		struct worker_group *groups;
+		size_t		 ngroups;
+	} workers;
+};
+
+struct cfg_overrides {
+	const char	*listen;	/* --listen */
+	const char	*node;		/* --node */
+};
+
+/* Parse and validate. Every problem is appended to errs as "json.path: message"; returns 0 when
+ * there are none. The struct is filled as far as parsing got and must be freed either way. */
+int	cfg_load_file(const char *, const struct cfg_overrides *, struct cfg *, struct strv *);
+int	cfg_load_string(const char *, const struct cfg_overrides *, struct cfg *, struct strv *);
+void	cfg_free(struct cfg *);
+
+/* "${VAR}" and "${VAR:-default}" from the environment. Returns NULL with err filled when a
+ * variable without a default is unset or the syntax is broken. */
+char	*cfg_expand(const char *, char *, size_t);
+/* "ADDR:PORT" with a numeric IPv4 or bracketed IPv6 address. */
+int	cfg_parse_hostport(const char *, char *, size_t, int *, long *);
+const char *cfg_policy_name(int);
+#endif

@@ -1,0 +1,520 @@
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "atomicfile.h"
+#include "child.h"
+#include "clock.h"
+#include "log.h"
+#include "xalloc.h"
+
+extern char **environ;
+
+static const char *const state_names[CHILD_NSTATES] = {
+	"stopped", "starting", "ready", "backoff", "stopping", "fatal"
+};
+
+/* Every live child, for dispatching SIGCHLD by pid. */
+static struct child **children;
+static size_t nchildren;
+
+static void child_spawn(struct child *);
+static void set_state(struct child *, int, const char *, ...) __attribute__((format(printf, 3, 4)));
+
+const char *
+child_state_name(int s)
+{
+	return s >= 0 && s < CHILD_NSTATES ? state_names[s] : "?";
+}
+
+int
+child_running(const struct child *c)
+{
+	return c->pid > 0;
+}
+
+static void
+set_state(struct child *c, int st, const char *fmt, ...)
+{
+	int old = c->state;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->reason, sizeof c->reason, fmt, ap);
+	va_end(ap);
+	c->state = st;
+	c->state_at = mono_now();
+	if (old != st)
+		log_msg(st == CHILD_FATAL ? LOG_LVL_ERR : LOG_LVL_NOTICE, "%s: %s -> %s%s%s", c->name,
+		    state_names[old], state_names[st], c->reason[0] ? ": " : "", c->reason);
+	if (c->ops->changed != NULL)
+		c->ops->changed(c, old);
+}
+
+static void
+open_log(struct child *c)
+{
+	if (c->log_fd >= 0)
+		close(c->log_fd);
+	c->log_fd = open(c->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (c->log_fd < 0)
+		log_warn("%s: cannot open log %s: %s", c->name, c->log_path, strerror(errno));
+}
+
+void
+child_reopen_log(struct child *c)
+{
+	open_log(c);
+}
+
+void
+child_init(struct child *c, struct event_base *base, const char *name, char **argv, char **envp,
+    const char *log_path, const char *pid_path, const struct restart_cfg *restart, long stop_ms,
+    const struct child_ops *ops, void *arg)
+{
+	memset(c, 0, sizeof *c);
+	c->base = base;
+	c->name = xstrdup(name);
+	c->argv = argv;
+	c->envp = envp;
+	c->log_path = xstrdup(log_path);
+	c->pid_path = pid_path ? xstrdup(pid_path) : NULL;
+	c->restart = restart;
+	c->stop_timeout_ms = stop_ms;
+	c->ops = ops;
+	c->arg = arg;
+	c->log_fd = c->pipe_fd = -1;
+	c->last_code = c->last_signal = -1;
+	c->state_at = mono_now();
+	open_log(c);
+	children = xrealloc(children, (nchildren + 1) * sizeof *children);
+	children[nchildren++] = c;
+}
+
+void
+child_free(struct child *c)
+{
+	for (size_t i = 0; i < nchildren; i++)
+		if (children[i] == c) {
+			children[i] = children[--nchildren];
+			break;
+		}
+	if (nchildren == 0) {
+		free(children);
+		children = NULL;
+	}
+	if (c->pipe_ev != NULL)
+		event_free(c->pipe_ev);
+	if (c->timer != NULL)
+		event_free(c->timer);
+	if (c->pipe_fd >= 0)
+		close(c->pipe_fd);
+	if (c->log_fd >= 0)
+		close(c->log_fd);
+	strv_freev(c->argv);
+	strv_freev(c->envp);
+	free(c->name);
+	free(c->log_path);
+	free(c->pid_path);
+}
+
+static void
+tail_add(struct child *c, const char *p, size_t n)
+{
+	if (n >= CHILD_TAIL) {
+		p += n - CHILD_TAIL;
+		n = CHILD_TAIL;
+	}
+	if (c->tail_len + n > CHILD_TAIL) {
+		size_t drop = c->tail_len + n - CHILD_TAIL;
+		memmove(c->tail, c->tail + drop, c->tail_len - drop);
+		c->tail_len -= drop;
+	}
+	memcpy(c->tail + c->tail_len, p, n);
+	c->tail_len += n;
+}
+
+/* Copy what the child wrote to its log file; returns 0 at EOF or error. */
+static int
+drain(struct child *c)
+{
+	char buf[16384];
+	for (;;) {
+		ssize_t r = read(c->pipe_fd, buf, sizeof buf);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return errno == EAGAIN;
+		if (r == 0)
+			return 0;
+		tail_add(c, buf, (size_t)r);
+		if (c->log_fd >= 0 && write(c->log_fd, buf, (size_t)r) < 0)
+			log_debug("%s: log write: %s", c->name, strerror(errno));
+	}
+}
+
+static void
+close_pipe(struct child *c)
+{
+	if (c->pipe_ev != NULL) {
+		event_free(c->pipe_ev);
+		c->pipe_ev = NULL;
+	}
+	if (c->pipe_fd >= 0) {
+		close(c->pipe_fd);
+		c->pipe_fd = -1;
+	}
+}
+
+static void
+pipe_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct child *c = arg;
+	if (!drain(c))
+		close_pipe(c);
+}
+
+static void
+log_tail(struct child *c, int lines)
+{
+	const char *end = c->tail + c->tail_len, *p = end;
+	if (c->tail_len == 0) {
+		log_err("%s: it wrote nothing to %s", c->name, c->log_path);
+		return;
+	}
+	if (p > c->tail && p[-1] == '\n')
+		p--;
+	for (int n = 0; p > c->tail && n < lines; n += (*p == '\n'))
+		p--;
+	if (*p == '\n')
+		p++;
+	log_err("%s: last lines of %s:", c->name, c->log_path);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		log_err("%s: | %.*s", c->name, (int)(len > 400 ? 400 : len), p);
+		p += len + 1;
+	}
+}
+
+static void
+timer_set(struct child *c, event_callback_fn fn, long ms)
+{
+	struct timeval tv = ms_tv(ms);
+	if (c->timer != NULL)
+		event_free(c->timer);
+	c->timer = evtimer_new(c->base, fn, c);
+	evtimer_add(c->timer, &tv);
+}
+
+static void
+timer_clear(struct child *c)
+{
+	if (c->timer != NULL) {
+		event_free(c->timer);
+		c->timer = NULL;
+	}
+}
+
+static void
+backoff_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct child *c = arg;
+	timer_clear(c);
+	if (c->state == CHILD_BACKOFF)
+		child_spawn(c);
+}
+
+static void
+kill_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct child *c = arg;
+	timer_clear(c);
+	if (c->pid > 0) {
+		log_warn("%s: pid %ld still running %ld ms after SIGTERM; sending SIGKILL", c->name,
+		    (long)c->pid, c->stop_timeout_ms);
+		kill(-c->pid, SIGKILL);
+	}
+}
+
+/* The starts inside the burst window, this one included. */
+static unsigned
+burst_count(struct child *c, double now)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < c->nstarts; i++)
+		if (now - c->starts[i] < (double)c->restart->burst_window_ms / 1000.0)
+			c->starts[n++] = c->starts[i];
+	c->nstarts = n;
+	return n + 1;
+}
+
+/* Back off before the next start: doubling from the initial delay, reset after a healthy run. */
+static void
+schedule_restart(struct child *c, double now, const char *why)
+{
+	if (c->ready_at > 0 && now - c->ready_at >= (double)c->restart->reset_after_ms / 1000.0)
+		c->failures = 0;
+	c->failures++;
+	c->backoff_ms = c->restart->backoff_initial_ms;
+	for (unsigned i = 1; i < c->failures && c->backoff_ms < c->restart->backoff_max_ms; i++)
+		c->backoff_ms *= 2;
+	if (c->backoff_ms > c->restart->backoff_max_ms)
+		c->backoff_ms = c->restart->backoff_max_ms;
+	set_state(c, CHILD_BACKOFF, "%s; restarting in %ld ms", why, c->backoff_ms);
+	timer_set(c, backoff_cb, c->backoff_ms);
+}
+
+static void
+child_spawn(struct child *c)
+{
+	char why[256];
+	int pfd[2];
+	sigset_t all, old;
+	pid_t parent = getpid(), pid;
+	double now = mono_now();
+
+	if (burst_count(c, now) > (unsigned)c->restart->burst) {
+		char last[sizeof c->reason];
+		snprintf(last, sizeof last, "%s", c->reason);
+		set_state(c, CHILD_FATAL, "more than %ld starts in %ld ms; not restarting (last: %s)",
+		    c->restart->burst, c->restart->burst_window_ms, last);
+		return;
+	}
+	if (c->nstarts < CHILD_BURST_MAX)
+		c->starts[c->nstarts++] = now;
+	c->ready_at = 0;
+	if (c->ops->prepare != NULL && c->ops->prepare(c, why, sizeof why) != 0) {
+		log_err("%s: not starting: %s", c->name, why);
+		schedule_restart(c, now, why);
+		return;
+	}
+	if (pipe2(pfd, O_CLOEXEC) != 0) {
+		snprintf(why, sizeof why, "pipe: %s", strerror(errno));
+		schedule_restart(c, now, why);
+		return;
+	}
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid = fork();
+	if (pid == 0) {
+		sigset_t none;
+		int null;
+		for (int s = 1; s < NSIG; s++)
+			signal(s, SIG_DFL);
+		setsid();
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
+		null = open("/dev/null", O_RDONLY);
+		if (null >= 0)
+			dup2(null, STDIN_FILENO);
+		dup2(pfd[1], STDOUT_FILENO);
+		dup2(pfd[1], STDERR_FILENO);
+		closefrom(3);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		execvpe(c->argv[0], c->argv, c->envp ? c->envp : environ);
+		dprintf(STDERR_FILENO, "mooncake-sidecar: cannot run %s: %s\n", c->argv[0],
+		    strerror(errno));
+		_exit(127);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	close(pfd[1]);
+	if (pid < 0) {
+		snprintf(why, sizeof why, "fork: %s", strerror(errno));
+		close(pfd[0]);
+		schedule_restart(c, now, why);
+		return;
+	}
+	c->pid = pid;
+	c->spawned_at = now;
+	c->ready_at = 0;
+	c->tail_len = 0;
+	if (c->spawns++ > 0)
+		c->restarts++;
+	c->pipe_fd = pfd[0];
+	evutil_make_socket_nonblocking(c->pipe_fd);
+	c->pipe_ev = event_new(c->base, c->pipe_fd, EV_READ | EV_PERSIST, pipe_cb, c);
+	event_add(c->pipe_ev, NULL);
+	if (c->pid_path != NULL) {
+		char buf[32], err[256];
+		int n = snprintf(buf, sizeof buf, "%ld\n", (long)pid);
+		if (atomic_write(c->pid_path, buf, (size_t)n, 0644, 0, err, sizeof err) != 0)
+			log_warn("%s: %s", c->name, err);
+	}
+	log_info("%s: started pid %ld: %s%s", c->name, (long)pid, c->argv[0],
+	    c->argv[1] ? " ..." : "");
+	set_state(c, CHILD_STARTING, "pid %ld", (long)pid);
+	if (c->ops->spawned != NULL && c->state == CHILD_STARTING)
+		c->ops->spawned(c);
+}
+
+void
+child_start(struct child *c)
+{
+	if (c->pid > 0 || c->state == CHILD_STARTING || c->state == CHILD_READY)
+		return;
+	timer_clear(c);
+	c->shutting_down = 0;
+	child_spawn(c);
+}
+
+void
+child_ready(struct child *c)
+{
+	if (c->state != CHILD_STARTING)
+		return;
+	c->ready_at = mono_now();
+	c->ready_wall = wall_now();
+	set_state(c, CHILD_READY, "pid %ld ready after %.3f s", (long)c->pid,
+	    c->ready_at - c->spawned_at);
+}
+
+static void
+send_stop(struct child *c, int now)
+{
+	if (now || c->stop_timeout_ms == 0) {
+		kill(-c->pid, SIGKILL);
+		timer_clear(c);
+		return;
+	}
+	kill(-c->pid, SIGTERM);
+	timer_set(c, kill_cb, c->stop_timeout_ms);
+}
+
+void
+child_fail(struct child *c, const char *why)
+{
+	if (c->pid <= 0 || c->state == CHILD_STOPPING)
+		return;
+	c->restart_after_stop = 1;
+	set_state(c, CHILD_STOPPING, "%s", why);
+	send_stop(c, 0);
+}
+
+void
+child_stop(struct child *c, int now)
+{
+	c->shutting_down = 1;
+	c->restart_after_stop = 0;
+	if (c->pid > 0) {
+		if (c->state != CHILD_STOPPING)
+			set_state(c, CHILD_STOPPING, "shutting down");
+		send_stop(c, now);
+	} else if (c->state == CHILD_BACKOFF) {
+		timer_clear(c);
+		set_state(c, CHILD_STOPPED, "shutting down");
+	}
+}
+
+static void
+describe_exit(int status, char *buf, size_t len)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, len, "exited with code %d", WEXITSTATUS(status));
+	else
+		snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(status),
+		    strsignal(WTERMSIG(status)));
+}
+
+static void
+child_exited(struct child *c, int status)
+{
+	char how[128];
+	double now = mono_now();
+	int was = c->state, failed, restart;
+
+	/* Whatever the process left in its group goes with it. */
+	kill(-c->pid, SIGKILL);
+	if (c->pipe_fd >= 0)
+		drain(c);
+	close_pipe(c);
+	timer_clear(c);
+	if (c->pid_path != NULL)
+		unlink(c->pid_path);
+	describe_exit(status, how, sizeof how);
+	c->last_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	c->last_signal = WIFSIGNALED(status) ? WTERMSIG(status) : -1;
+	log_msg(c->shutting_down ? LOG_LVL_NOTICE : LOG_LVL_WARN, "%s: pid %ld %s after %.3f s",
+	    c->name, (long)c->pid, how, now - c->spawned_at);
+	c->pid = 0;
+	if (was == CHILD_STARTING)
+		log_tail(c, 20);
+
+	if (c->shutting_down) {
+		set_state(c, CHILD_STOPPED, "%s", how);
+		return;
+	}
+	failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+	if (c->restart_after_stop)
+		restart = 1;
+	else if (c->restart->policy == RESTART_ALWAYS)
+		restart = 1;
+	else if (c->restart->policy == RESTART_ON_FAILURE)
+		restart = failed;
+	else
+		restart = 0;
+	c->restart_after_stop = 0;
+	if (!restart) {
+		if (failed)
+			set_state(c, CHILD_FATAL, "%s; restart policy %s", how,
+			    cfg_policy_name(c->restart->policy));
+		else
+			set_state(c, CHILD_STOPPED, "%s; restart policy %s", how,
+			    cfg_policy_name(c->restart->policy));
+		return;
+	}
+	schedule_restart(c, now, how);
+}
+
+void
+child_reap(void)
+{
+	int status;
+	pid_t pid;
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		size_t i;
+		for (i = 0; i < nchildren; i++)
+			if (children[i]->pid == pid)
+				break;
+		if (i < nchildren)
+			child_exited(children[i], status);
+		else
+			log_debug("reaped orphan pid %ld", (long)pid);
+	}
+}
+
+char **
+child_env(const struct kvlist *const *lists, size_t nlists)
+{
+	struct strv sv = { 0 };
+	for (char **e = environ; *e != NULL; e++) {
+		size_t klen = strcspn(*e, "=");
+		int overridden = 0;
+		for (size_t l = 0; l < nlists && !overridden; l++)
+			for (size_t i = 0; i < lists[l]->n && !overridden; i++)
+				overridden = strlen(lists[l]->v[i].key) == klen &&
+				    strncmp(lists[l]->v[i].key, *e, klen) == 0;
+		if (!overridden)
+			strv_push(&sv, *e);
+	}
+	/* Later lists win over earlier ones. */
+	for (size_t l = 0; l < nlists; l++)
+		for (size_t i = 0; i < lists[l]->n; i++) {
+			int later = 0;
+			for (size_t m = l + 1; m < nlists && !later; m++)
+				for (size_t k = 0; k < lists[m]->n && !later; k++)
+					later = strcmp(lists[m]->v[k].key, lists[l]->v[i].key) == 0;
+			if (!later)
+				strv_pushf(&sv, "%s=%s", lists[l]->v[i].key, lists[l]->v[i].value);
+		}
+	if (sv.v == NULL)
+		sv.v = xcalloc(1, sizeof(char *));
+	return sv.v;
+}

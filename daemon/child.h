@@ -1,0 +1,69 @@
+#ifndef DAEMON_CHILD_H
+#define DAEMON_CHILD_H
+#include <sys/types.h>
+#include <event2/event.h>
+#include "cfg.h"
+
+enum child_state { CHILD_STOPPED, CHILD_STARTING, CHILD_READY, CHILD_BACKOFF, CHILD_STOPPING,
+	CHILD_FATAL, CHILD_NSTATES };
+
+struct child;
+struct child_ops {
+	int	(*prepare)(struct child *, char *, size_t);	/* -1: do not spawn, why */
+	void	(*spawned)(struct child *);		/* a new process runs: start probing */
+	void	(*changed)(struct child *, int);	/* after every transition (old state) */
+};
+
+#define CHILD_TAIL	8192
+#define CHILD_BURST_MAX	64
+
+struct child {
+	char			*name;
+	char			**argv;
+	char			**envp;		/* NULL: the sidecar's own environment */
+	char			*log_path;
+	char			*pid_path;	/* NULL: no pid file */
+	const struct restart_cfg *restart;
+	long			 stop_timeout_ms;
+	struct event_base	*base;
+	const struct child_ops	*ops;
+	void			*arg;
+
+	int			 state;
+	pid_t			 pid;
+	int			 log_fd;
+	int			 pipe_fd;
+	struct event		*pipe_ev;
+	struct event		*timer;		/* backoff, or SIGKILL after the stop timeout */
+	int			 restart_after_stop;
+	int			 shutting_down;
+	unsigned		 restarts;	/* spawns after the first */
+	unsigned		 spawns;
+	unsigned		 failures;	/* consecutive, for the backoff */
+	long			 backoff_ms;
+	int			 last_code, last_signal;	/* -1 when none */
+	double			 spawned_at, ready_at, state_at;	/* monotonic */
+	double			 ready_wall;
+	double			 starts[CHILD_BURST_MAX];
+	unsigned		 nstarts;
+	char			 reason[256];
+	char			 tail[CHILD_TAIL];
+	size_t			 tail_len;
+};
+
+void		 child_init(struct child *, struct event_base *, const char *, char **, char **,
+		     const char *, const char *, const struct restart_cfg *, long,
+		     const struct child_ops *, void *);
+void		 child_free(struct child *);
+void		 child_start(struct child *);
+void		 child_ready(struct child *);
+void		 child_fail(struct child *, const char *);
+void		 child_stop(struct child *, int);
+void		 child_reopen_log(struct child *);
+int		 child_running(const struct child *);
+const char	*child_state_name(int);
+/* Reap every exited child and hand each status to its owner. */
+void		 child_reap(void);
+/* Build "KEY=value" vectors: the sidecar's environment with the list applied over it. */
+char		**child_env(const struct kvlist *const *, size_t);
+#endif

@@ -1,0 +1,216 @@
+#include "config.h"
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sysexits.h>
+#include <unistd.h>
+#include <event2/event.h>
+#include "atomicfile.h"
+#include "cfg.h"
+#include "clock.h"
+#include "log.h"
+#include "master.h"
+#include "notify.h"
+#include "plan.h"
+#include "sidecar.h"
+
+static struct sidecar sc;
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: mooncake-sidecar [-c FILE] [-n|--check-config] [--plan[=all]] [--node NAME]\n"
+	    "                        [--listen ADDR:PORT] [--status [URL]] [-v] [-V|--version] [-h]\n");
+}
+
+void
+sidecar_update(struct sidecar *s)
+{
+	const struct child *c = s->master ? master_child(s->master) : NULL;
+	char status[512];
+
+	if (c == NULL)
+		snprintf(status, sizeof status, "no master on this node (master runs on %s)",
+		    s->cfg.master.node);
+	else if (c->state == CHILD_READY)
+		snprintf(status, sizeof status, "master ready (gen %u, pid %ld, %u restart%s)",
+		    master_generation(s->master), (long)c->pid, c->restarts, c->restarts == 1 ? "" : "s");
+	else if (c->state == CHILD_STARTING)
+		snprintf(status, sizeof status, "master starting (pid %ld, %u restart%s)", (long)c->pid,
+		    c->restarts, c->restarts == 1 ? "" : "s");
+	else
+		snprintf(status, sizeof status, "master %s: %s", child_state_name(c->state), c->reason);
+
+	if (!s->stopping && !s->ready_sent && c != NULL && c->state == CHILD_READY) {
+		notify_ready(status);
+		s->ready_sent = 1;
+	} else if (!s->stopping)
+		notify_status(status);
+	if (s->stopping && (c == NULL || c->pid <= 0))
+		event_base_loopexit(s->base, NULL);
+}
+
+static void
+master_changed(struct master *m, void *arg)
+{
+	sidecar_update(arg);
+}
+
+static void
+shutdown_begin(struct sidecar *s, int now)
+{
+	if (s->stopping && !now)
+		return;
+	if (!s->stopping)
+		log_notice("shutting down%s", now ? " now" : "");
+	else
+		log_notice("second stop signal: skipping the waits");
+	s->stopping = 1;
+	notify_stopping();
+	if (s->master != NULL)
+		master_stop(s->master, now);
+	sidecar_update(s);
+}
+
+static void
+signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct sidecar *s = arg;
+	switch (sig) {
+	case SIGTERM:
+	case SIGINT:
+		shutdown_begin(s, s->stopping);
+		break;
+	case SIGHUP:
+		notify_reloading();
+		log_notice("SIGHUP: reopening log files");
+		if (s->master != NULL)
+			master_reopen_log(s->master);
+		s->ready_sent = 0;
+		sidecar_update(s);
+		break;
+	case SIGCHLD:
+		child_reap();
+		break;
+	}
+}
+
+static int
+check_config(const char *path, const struct cfg_overrides *ov, struct cfg *cfg, int quiet)
+{
+	struct strv errs = { 0 };
+	int rc = cfg_load_file(path, ov, cfg, &errs);
+	for (size_t i = 0; i < errs.n; i++)
+		fprintf(stderr, "%s\n", errs.v[i]);
+	if (rc != 0)
+		fprintf(stderr, "%s: %zu error%s\n", path, errs.n, errs.n == 1 ? "" : "s");
+	else if (!quiet)
+		printf("configuration OK\n");
+	strv_free(&errs);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	enum { OPT_PLAN = 256, OPT_NODE, OPT_LISTEN, OPT_STATUS };
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", no_argument, NULL, 'n' },
+		{ "plan", optional_argument, NULL, OPT_PLAN },
+		{ "node", required_argument, NULL, OPT_NODE },
+		{ "listen", required_argument, NULL, OPT_LISTEN },
+		{ "status", optional_argument, NULL, OPT_STATUS },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *path = "/etc/mooncake-sidecar/sidecar.json", *status_url = NULL;
+	struct cfg_overrides ov = { NULL, NULL };
+	int opt, check = 0, plan = 0, verbose = 0, status = 0, sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD };
+	struct event *sigev[4];
+	char err[512];
+
+	while ((opt = getopt_long(argc, argv, "c:nvVh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'c': path = optarg; break;
+		case 'n': check = 1; break;
+		case 'v': verbose = 1; break;
+		case 'V': printf("mooncake-sidecar %s\n", PACKAGE_VERSION); return 0;
+		case 'h': usage(stdout); return 0;
+		case OPT_PLAN:
+			if (optarg != NULL && strcmp(optarg, "all") != 0) {
+				fprintf(stderr, "--plan takes no value or \"all\", got \"%s\"\n", optarg);
+				return EX_USAGE;
+			}
+			plan = optarg ? 2 : 1;
+			break;
+		case OPT_NODE: ov.node = optarg; break;
+		case OPT_LISTEN: ov.listen = optarg; break;
+		case OPT_STATUS:
+			status = 1;
+			status_url = optarg;
+			if (status_url == NULL && optind < argc && argv[optind][0] != '-')
+				status_url = argv[optind++];
+			break;
+		default: usage(stderr); return EX_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "unexpected argument \"%s\"\n", argv[optind]);
+		usage(stderr);
+		return EX_USAGE;
+	}
+	log_init(verbose);
+	if (status)
+		return status_main(status_url ? status_url : "http://127.0.0.1:9103");
+	if (check_config(path, &ov, &sc.cfg, !check) != 0) {
+		cfg_free(&sc.cfg);
+		return EX_CONFIG;
+	}
+	if (check || plan) {
+		int rc = plan ? plan_print(&sc.cfg, plan == 2, stdout) : 0;
+		cfg_free(&sc.cfg);
+		return rc;
+	}
+
+	if (mkdir_p(sc.cfg.job.run_dir, 0755, err, sizeof err) != 0)
+		fatalx(EX_CANTCREAT, "run directory: %s", err);
+	signal(SIGPIPE, SIG_IGN);
+	/* Orphaned grandchildren of the master (a wrapper's children) come back to us to be reaped. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	sc.base = event_base_new();
+	if (sc.base == NULL)
+		fatalx(EX_OSERR, "event_base_new failed");
+	for (size_t i = 0; i < 4; i++) {
+		sigev[i] = evsignal_new(sc.base, sigs[i], signal_cb, &sc);
+		event_add(sigev[i], NULL);
+	}
+	notify_init(sc.base);
+	log_notice("mooncake-sidecar %s on node %s, job %s, run dir %s", PACKAGE_VERSION,
+	    sc.cfg.job.node, sc.cfg.job.id, sc.cfg.job.run_dir);
+	if (sc.cfg.master.runs_here) {
+		sc.master = master_new(sc.base, &sc.cfg, master_changed, &sc);
+		master_start(sc.master);
+	} else
+		log_notice("the master runs on %s, not here", sc.cfg.master.node);
+	sidecar_update(&sc);
+
+	event_base_dispatch(sc.base);
+
+	if (sc.master != NULL)
+		master_free(sc.master);
+	notify_free();
+	for (size_t i = 0; i < 4; i++)
+		event_free(sigev[i]);
+	event_base_free(sc.base);
+	cfg_free(&sc.cfg);
+	log_notice("stopped");
+	return 0;
+}

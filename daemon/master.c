@@ -1,0 +1,410 @@
+#include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "clock.h"
+#include "log.h"
+#include "master.h"
+#include "ports.h"
+#include "probe.h"
+#include "xalloc.h"
+
+#define READINESS_PROBE_TIMEOUT_MS	1000
+
+static const char *const probe_names[PROBE_COUNT] = { "rpc", "metadata", "admin" };
+
+struct slot {
+	struct master	*m;
+	int		 idx;
+};
+
+struct master {
+	struct child		 child;
+	const struct cfg	*cfg;
+	struct event_base	*base;
+	struct event		*round_timer;
+	struct event		*deadline;
+	struct probe		*probes[PROBE_COUNT];
+	struct slot		 slots[PROBE_COUNT];
+	int			 pending;
+	int			 round_ok[PROBE_COUNT];
+	double			 round_started;
+	int			 live_failures;
+	unsigned		 generation;
+	char			 rpc_host[64];
+	char			 admin_host[64];
+	char			 last_warning[256];
+	struct probe_stat	 stat[PROBE_COUNT];
+	master_changed_fn	 changed;
+	void			*arg;
+};
+
+static void round_start(struct master *);
+
+static const char *
+flag_value(char *const *args, const char *flag)
+{
+	size_t n = strlen(flag);
+	const char *v = NULL;
+	for (; args != NULL && *args != NULL; args++)
+		if (strncmp(*args, flag, n) == 0 && (*args)[n] == '=')
+			v = *args + n + 1;
+	return v;
+}
+
+static void
+probe_host(const char *bind, char *out, size_t len)
+{
+	if (bind == NULL || *bind == '\0' || strcmp(bind, "0.0.0.0") == 0)
+		snprintf(out, len, "127.0.0.1");
+	else if (strcmp(bind, "::") == 0 || strcmp(bind, "[::]") == 0)
+		snprintf(out, len, "::1");
+	else
+		snprintf(out, len, "%s", bind);
+}
+
+void
+master_probe_hosts(const struct cfg *cfg, char *rpc, char *admin, size_t len)
+{
+	probe_host(flag_value(cfg->master.extra_args, "--rpc_address"), rpc, len);
+	probe_host(flag_value(cfg->master.extra_args, "--metrics_host"), admin, len);
+}
+
+char **
+master_argv(const struct cfg *cfg)
+{
+	struct strv sv = { 0 };
+	for (char **a = cfg->master.command; *a != NULL; a++)
+		strv_push(&sv, *a);
+	strv_pushf(&sv, "--rpc_port=%ld", cfg->master.rpc_port);
+	if (cfg->master.http_metadata_port != 0) {
+		strv_push(&sv, "--enable_http_metadata_server=true");
+		strv_pushf(&sv, "--http_metadata_server_port=%ld", cfg->master.http_metadata_port);
+	}
+	strv_push(&sv, "--enable_metric_reporting=true");
+	strv_pushf(&sv, "--metrics_port=%ld", cfg->master.metrics_port);
+	for (char **a = cfg->master.extra_args; *a != NULL; a++)
+		strv_push(&sv, *a);
+	return sv.v;
+}
+
+static int
+port_of(const struct master *m, int idx)
+{
+	switch (idx) {
+	case PROBE_RPC: return (int)m->cfg->master.rpc_port;
+	case PROBE_METADATA: return (int)m->cfg->master.http_metadata_port;
+	default: return (int)m->cfg->master.metrics_port;
+	}
+}
+
+static int
+in_path(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	char *copy, *dir, *save = NULL;
+	int found = 0;
+	if (strchr(cmd, '/') != NULL)
+		return access(cmd, X_OK) == 0;
+	copy = xstrdup(path ? path : "/usr/local/bin:/usr/bin:/bin");
+	for (dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
+		char *full = xasprintf("%s/%s", *dir ? dir : ".", cmd);
+		found = access(full, X_OK) == 0;
+		free(full);
+	}
+	free(copy);
+	return found;
+}
+
+/* Before each spawn: the command exists and the three ports are free. */
+static int
+master_prepare(struct child *c, char *why, size_t len)
+{
+	struct master *m = c->arg;
+	if (!in_path(c->argv[0])) {
+		snprintf(why, len, "%s: command not found (PATH=%s)", c->argv[0],
+		    getenv("PATH") ? getenv("PATH") : "");
+		return -1;
+	}
+	for (int i = 0; i < PROBE_COUNT; i++) {
+		char msg[200];
+		if (port_of(m, i) == 0)
+			continue;
+		if (ports_check_free(port_of(m, i), msg, sizeof msg) != 0) {
+			snprintf(why, len, "%s (the master's %s port)", msg, probe_names[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void
+cancel_probes(struct master *m)
+{
+	for (int i = 0; i < PROBE_COUNT; i++) {
+		probe_cancel(m->probes[i]);
+		m->probes[i] = NULL;
+	}
+	m->pending = 0;
+	if (m->round_timer != NULL)
+		evtimer_del(m->round_timer);
+	if (m->deadline != NULL)
+		evtimer_del(m->deadline);
+}
+
+static void
+schedule_round(struct master *m, long interval_ms)
+{
+	double due = m->round_started + (double)interval_ms / 1000.0, now = mono_now();
+	long ms = due > now ? (long)((due - now) * 1000.0 + 0.5) : 0;
+	struct timeval tv = ms_tv(ms);
+	evtimer_add(m->round_timer, &tv);
+}
+
+static void
+warn_once(struct master *m, const char *msg)
+{
+	if (strcmp(m->last_warning, msg) != 0) {
+		log_warn("%s: %s", m->child.name, msg);
+		snprintf(m->last_warning, sizeof m->last_warning, "%s", msg);
+	}
+}
+
+/* All probes of a startup round succeeded: make sure it is our child that answered. */
+static int
+verify_owner(struct master *m)
+{
+	char msg[200], why[256];
+	for (int i = 0; i < PROBE_COUNT; i++) {
+		if (port_of(m, i) == 0)
+			continue;
+		if (!ports_owned_by(m->child.pid, port_of(m, i), msg, sizeof msg)) {
+			snprintf(why, sizeof why, "not declaring ready: %s, not by pid %ld", msg,
+			    (long)m->child.pid);
+			warn_once(m, why);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static void
+round_done(struct master *m)
+{
+	int all = 1;
+	for (int i = 0; i < PROBE_COUNT; i++)
+		all &= m->round_ok[i];
+	if (m->child.state == CHILD_STARTING) {
+		if (all && m->child.pid > 0 && verify_owner(m)) {
+			child_ready(&m->child);
+			return;
+		}
+		schedule_round(m, m->cfg->master.probe_interval_ms);
+		return;
+	}
+	if (m->child.state != CHILD_READY)
+		return;
+	if (all)
+		m->live_failures = 0;
+	else {
+		char why[256];
+		const struct probe_stat *s = !m->round_ok[PROBE_ADMIN] ? &m->stat[PROBE_ADMIN] :
+		    &m->stat[PROBE_RPC];
+		m->live_failures++;
+		log_warn("%s: liveness probe failed (%d of %ld): %s %s", m->child.name,
+		    m->live_failures, m->cfg->master.liveness_failures,
+		    !m->round_ok[PROBE_ADMIN] ? "admin" : "rpc", s->detail);
+		if (m->live_failures >= m->cfg->master.liveness_failures) {
+			snprintf(why, sizeof why, "hung: %d liveness probes failed in a row (%s)",
+			    m->live_failures, s->detail);
+			child_fail(&m->child, why);
+			return;
+		}
+	}
+	schedule_round(m, m->cfg->master.liveness_interval_ms);
+}
+
+static void
+probe_done(struct probe *p, void *arg)
+{
+	struct slot *sl = arg;
+	struct master *m = sl->m;
+	const struct probe_result *r = probe_result(p);
+	struct probe_stat *st = &m->stat[sl->idx];
+	int ok = r->ok;
+
+	m->probes[sl->idx] = NULL;
+	if (ok && sl->idx != PROBE_RPC && r->status != 200) {
+		ok = 0;
+		snprintf(st->detail, sizeof st->detail, "HTTP %d", r->status);
+	} else if (ok && sl->idx == PROBE_METADATA && strcmp(r->body, "OK") != 0) {
+		ok = 0;
+		snprintf(st->detail, sizeof st->detail, "/health answered \"%.40s\", not OK", r->body);
+	} else if (ok && sl->idx == PROBE_ADMIN && m->child.state == CHILD_STARTING &&
+	    !probe_service_ready(r->body)) {
+		ok = 0;
+		snprintf(st->detail, sizeof st->detail, "/health says the service is not ready");
+	} else
+		snprintf(st->detail, sizeof st->detail, "%s", ok ? "ok" : r->detail);
+	st->ok = ok;
+	st->seconds = r->seconds;
+	st->at = mono_now();
+	m->round_ok[sl->idx] = ok;
+	if (--m->pending == 0)
+		round_done(m);
+}
+
+static void
+round_start(struct master *m)
+{
+	int liveness = m->child.state == CHILD_READY;
+	long timeout = liveness ? m->cfg->master.liveness_interval_ms : READINESS_PROBE_TIMEOUT_MS;
+	m->round_started = mono_now();
+	m->pending = 0;
+	for (int i = 0; i < PROBE_COUNT; i++) {
+		const char *host = i == PROBE_ADMIN ? m->admin_host :
+		    i == PROBE_RPC ? m->rpc_host : "127.0.0.1";
+		m->round_ok[i] = 1;
+		if (port_of(m, i) == 0 || (liveness && i == PROBE_METADATA))
+			continue;
+		m->pending++;
+		m->probes[i] = probe_start(m->base, i == PROBE_RPC ? PROBE_TCP : PROBE_HTTP, host,
+		    port_of(m, i), "/health", timeout, probe_done, &m->slots[i]);
+		if (m->probes[i] == NULL) {
+			m->pending--;
+			m->round_ok[i] = 0;
+			snprintf(m->stat[i].detail, sizeof m->stat[i].detail, "bad address %s", host);
+		}
+	}
+	if (m->pending == 0)
+		round_done(m);
+}
+
+static void
+round_cb(evutil_socket_t fd, short what, void *arg)
+{
+	round_start(arg);
+}
+
+static void
+deadline_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct master *m = arg;
+	char why[256];
+	int n = 0;
+	for (int i = 0; i < PROBE_COUNT; i++)
+		if (port_of(m, i) != 0 && !m->stat[i].ok)
+			n += snprintf(why + n, sizeof why - (size_t)n, "%s%s: %s", n ? "; " : "",
+			    probe_names[i], m->stat[i].detail);
+	if (n == 0)
+		snprintf(why, sizeof why, "%s", m->last_warning);
+	char msg[400];
+	snprintf(msg, sizeof msg, "not ready after %ld ms (%s)", m->cfg->master.ready_timeout_ms, why);
+	child_fail(&m->child, msg);
+}
+
+static void
+master_spawned(struct child *c)
+{
+	struct master *m = c->arg;
+	struct timeval tv = ms_tv(m->cfg->master.ready_timeout_ms);
+	m->last_warning[0] = '\0';
+	for (int i = 0; i < PROBE_COUNT; i++) {
+		m->stat[i].ok = 0;
+		snprintf(m->stat[i].detail, sizeof m->stat[i].detail, "not probed yet");
+	}
+	evtimer_add(m->deadline, &tv);
+	round_start(m);
+}
+
+static void
+master_changed(struct child *c, int old)
+{
+	struct master *m = c->arg;
+	if (c->state != old && (old == CHILD_STARTING || old == CHILD_READY))
+		cancel_probes(m);
+	if (c->state == CHILD_READY && old == CHILD_STARTING) {
+		m->generation++;
+		m->live_failures = 0;
+		m->round_started = mono_now();
+		schedule_round(m, m->cfg->master.liveness_interval_ms);
+	}
+	if (m->changed != NULL)
+		m->changed(m, m->arg);
+}
+
+static const struct child_ops master_ops = {
+	master_prepare, master_spawned, master_changed
+};
+
+struct master *
+master_new(struct event_base *base, const struct cfg *cfg, master_changed_fn changed, void *arg)
+{
+	struct master *m = xcalloc(1, sizeof *m);
+	const struct kvlist *env[] = { &cfg->master.env };
+	char *log_path = xasprintf("%s/mooncake_master.log", cfg->job.run_dir);
+	char *pid_path = xasprintf("%s/mooncake_master.pid", cfg->job.run_dir);
+
+	m->cfg = cfg;
+	m->base = base;
+	m->changed = changed;
+	m->arg = arg;
+	for (int i = 0; i < PROBE_COUNT; i++)
+		m->slots[i] = (struct slot){ m, i };
+	master_probe_hosts(cfg, m->rpc_host, m->admin_host, sizeof m->rpc_host);
+	m->round_timer = evtimer_new(base, round_cb, m);
+	m->deadline = evtimer_new(base, deadline_cb, m);
+	child_init(&m->child, base, "mooncake_master", master_argv(cfg),
+	    cfg->master.env.n ? child_env(env, 1) : NULL, log_path, pid_path, &cfg->master.restart,
+	    cfg->master.stop_timeout_ms, &master_ops, m);
+	free(log_path);
+	free(pid_path);
+	return m;
+}
+
+void
+master_free(struct master *m)
+{
+	cancel_probes(m);
+	event_free(m->round_timer);
+	event_free(m->deadline);
+	child_free(&m->child);
+	free(m);
+}
+
+void
+master_start(struct master *m)
+{
+	child_start(&m->child);
+}
+
+void
+master_stop(struct master *m, int now)
+{
+	child_stop(&m->child, now);
+}
+
+void
+master_reopen_log(struct master *m)
+{
+	child_reopen_log(&m->child);
+}
+
+const struct child *
+master_child(const struct master *m)
+{
+	return &m->child;
+}
+
+unsigned
+master_generation(const struct master *m)
+{
+	return m->generation;
+}
+
+const struct probe_stat *
+master_probe_stat(const struct master *m, int i)
+{
+	return &m->stat[i];
+}

@@ -1,0 +1,172 @@
+#include "config.h"
+#include <dirent.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "atomicfile.h"
+#include "ports.h"
+#include "procnet.h"
+
+#define MAX_LISTENERS	16
+
+static size_t
+listeners(int port, unsigned long *inodes, size_t max)
+{
+	static const char *const files[] = { "/proc/net/tcp", "/proc/net/tcp6" };
+	size_t n = 0;
+	for (size_t i = 0; i < 2; i++) {
+		char *text = file_read(files[i], NULL);
+		if (text != NULL) {
+			n += procnet_listeners(text, port, inodes + n, max - n);
+			if (n > max)
+				n = max;
+			free(text);
+		}
+	}
+	return n;
+}
+
+/* Does process pid hold a socket with this inode? */
+static int
+pid_has_inode(const char *pid, unsigned long inode)
+{
+	char path[300], link[64];
+	DIR *d;
+	struct dirent *de;
+	int found = 0;
+	snprintf(path, sizeof path, "/proc/%s/fd", pid);
+	if ((d = opendir(path)) == NULL)
+		return 0;
+	while (!found && (de = readdir(d)) != NULL) {
+		char fdpath[600];
+		ssize_t n;
+		snprintf(fdpath, sizeof fdpath, "%s/%s", path, de->d_name);
+		n = readlink(fdpath, link, sizeof link - 1);
+		if (n > 0) {
+			link[n] = '\0';
+			found = procnet_socket_inode(link) == inode;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+static pid_t
+pid_pgid(const char *pid)
+{
+	char path[300], *stat, *rp;
+	long pgid = -1;
+	snprintf(path, sizeof path, "/proc/%s/stat", pid);
+	if ((stat = file_read(path, NULL)) == NULL)
+		return -1;
+	/* "pid (comm) state ppid pgrp ..."; comm may hold spaces and parentheses. */
+	if ((rp = strrchr(stat, ')')) != NULL)
+		sscanf(rp + 1, " %*c %*d %ld", &pgid);
+	free(stat);
+	return (pid_t)pgid;
+}
+
+static void
+pid_comm(pid_t pid, char *buf, size_t len)
+{
+	char path[64], *c;
+	snprintf(path, sizeof path, "/proc/%ld/comm", (long)pid);
+	if ((c = file_read(path, NULL)) == NULL) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	c[strcspn(c, "\n")] = '\0';
+	snprintf(buf, len, "%s", c);
+	free(c);
+}
+
+/* The pid holding inode, or 0 when /proc does not tell (another user's process, say). */
+static pid_t
+inode_holder(unsigned long inode)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	pid_t pid = 0;
+	if (d == NULL)
+		return 0;
+	while (pid == 0 && (de = readdir(d)) != NULL)
+		if (de->d_name[0] >= '1' && de->d_name[0] <= '9' && pid_has_inode(de->d_name, inode))
+			pid = (pid_t)atol(de->d_name);
+	closedir(d);
+	return pid;
+}
+
+static void
+describe_holder(unsigned long inode, int port, char *msg, size_t len)
+{
+	pid_t pid = inode_holder(inode);
+	char comm[64];
+	if (pid == 0) {
+		snprintf(msg, len, "port %d is already in use (holder not visible in /proc)", port);
+		return;
+	}
+	pid_comm(pid, comm, sizeof comm);
+	snprintf(msg, len, "port %d is already in use by pid %ld (%s)", port, (long)pid, comm);
+}
+
+int
+ports_check_free(int port, char *msg, size_t len)
+{
+	unsigned long inodes[MAX_LISTENERS];
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+	    .sin_addr.s_addr = htonl(INADDR_ANY) };
+	int fd, one = 1, rc = 0;
+
+	if (listeners(port, inodes, MAX_LISTENERS) > 0) {
+		describe_holder(inodes[0], port, msg, len);
+		return -1;
+	}
+	/* /proc may hide sockets of other network namespaces; the bind test does not. */
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	if (bind(fd, (struct sockaddr *)&sin, sizeof sin) != 0 && errno == EADDRINUSE) {
+		snprintf(msg, len, "port %d is already in use", port);
+		rc = -1;
+	}
+	close(fd);
+	return rc;
+}
+
+int
+ports_owned_by(pid_t pgid, int port, char *msg, size_t len)
+{
+	unsigned long inodes[MAX_LISTENERS];
+	size_t n = listeners(port, inodes, MAX_LISTENERS);
+	char leader[32];
+
+	if (n == 0) {
+		snprintf(msg, len, "nothing listens on port %d", port);
+		return 0;
+	}
+	snprintf(leader, sizeof leader, "%ld", (long)pgid);
+	for (size_t i = 0; i < n; i++) {
+		int mine = pid_has_inode(leader, inodes[i]);
+		if (!mine) {
+			/* A wrapper may have forked the real server: accept any process of the group. */
+			DIR *d = opendir("/proc");
+			struct dirent *de;
+			while (!mine && d != NULL && (de = readdir(d)) != NULL)
+				if (de->d_name[0] >= '1' && de->d_name[0] <= '9' &&
+				    pid_pgid(de->d_name) == pgid)
+					mine = pid_has_inode(de->d_name, inodes[i]);
+			if (d != NULL)
+				closedir(d);
+		}
+		if (!mine) {
+			describe_holder(inodes[i], port, msg, len);
+			return 0;
+		}
+	}
+	return 1;
+}

@@ -1,0 +1,12 @@
+#ifndef DAEMON_PORTS_H
+#define DAEMON_PORTS_H
+#include <stddef.h>
+#include <sys/types.h>
+
+/* 0 when nothing listens on the port (a bind test on the wildcard address); else -1 with a message
+ * that names the holder's pid and command when /proc tells. */
+int	ports_check_free(int, char *, size_t);
+/* 1 when every socket listening on port belongs to a process of the group pgid (and at least one
+ * does); 0 with a message naming the foreign holder otherwise. */
+int	ports_owned_by(pid_t, int, char *, size_t);
+#endif

@@ -1,0 +1,22 @@
+#ifndef DAEMON_SIDECAR_H
+#define DAEMON_SIDECAR_H
+#include <stdio.h>
+#include <event2/event.h>
+#include "cfg.h"
+
+struct master;
+
+/* The one daemon: its loop, its configuration and what it supervises. */
+struct sidecar {
+	struct event_base	*base;
+	struct cfg		 cfg;
+	struct master		*master;
+	int			 stopping;
+	int			 ready_sent;
+};
+
+/* Recompute what systemd and the operator see after any state change. */
+void	sidecar_update(struct sidecar *);
+/* --status: query a running sidecar and print a summary. */
+int	status_main(const char *);
+#endif

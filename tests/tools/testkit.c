@@ -1,0 +1,136 @@
+/*
+ * Small helpers for the integration tests and benchmarks:
+ *   testkit freeports N            N distinct free TCP ports on 127.0.0.1
+ *   testkit hold PORT [ADDR]       listen on ADDR:PORT (default 127.0.0.1), print "ready", wait for a signal
+ *   testkit notify-recv PATH       receive sd_notify datagrams on PATH; print "<mono_ns> <pid> <msg>" each
+ *   testkit now                    CLOCK_MONOTONIC in ns
+ *   testkit alive PID              exit 0 when PID exists and is not a zombie
+ */
+#include "config.h"
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+static long long
+now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int
+freeports(int n)
+{
+	int fds[256];
+	if (n < 1 || n > 256)
+		return 2;
+	for (int i = 0; i < n; i++) {
+		struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		socklen_t len = sizeof sin;
+		fds[i] = socket(AF_INET, SOCK_STREAM, 0);
+		if (fds[i] < 0 || bind(fds[i], (struct sockaddr *)&sin, sizeof sin) != 0 ||
+		    getsockname(fds[i], (struct sockaddr *)&sin, &len) != 0) {
+			perror("freeports");
+			return 1;
+		}
+		printf("%d\n", ntohs(sin.sin_port));
+	}
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	return 0;
+}
+
+static int
+hold(int port, const char *addr)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+	inet_pton(AF_INET, addr, &sin.sin_addr);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	if (bind(fd, (struct sockaddr *)&sin, sizeof sin) != 0 || listen(fd, 16) != 0) {
+		fprintf(stderr, "hold %s:%d: %s\n", addr, port, strerror(errno));
+		return 1;
+	}
+	printf("ready\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
+static int
+notify_recv(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_DGRAM, 0), one = 1;
+	snprintf(sun.sun_path, sizeof sun.sun_path, "%s", path);
+	unlink(path);
+	if (bind(fd, (struct sockaddr *)&sun, sizeof sun) != 0) {
+		fprintf(stderr, "bind %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (;;) {
+		char buf[4096], cbuf[CMSG_SPACE(sizeof(struct ucred))];
+		struct iovec iov = { buf, sizeof buf - 1 };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+		    .msg_controllen = sizeof cbuf };
+		ssize_t n = recvmsg(fd, &mh, 0);
+		long long t = now_ns();
+		long pid = 0;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return 1;
+		}
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS)
+				pid = ((struct ucred *)CMSG_DATA(c))->pid;
+		buf[n] = '\0';
+		for (char *p = buf; *p; p++)
+			if (*p == '\n')
+				*p = '|';
+		printf("%lld %ld %s\n", t, pid, buf);
+	}
+}
+
+static int
+alive(long pid)
+{
+	char path[64], buf[512], *rp;
+	FILE *f;
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return 1;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	rp = strrchr(buf, ')');
+	return rp != NULL && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X' ? 0 : 1;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc >= 3 && strcmp(argv[1], "freeports") == 0)
+		return freeports(atoi(argv[2]));
+	if (argc >= 3 && strcmp(argv[1], "hold") == 0)
+		return hold(atoi(argv[2]), argc > 3 ? argv[3] : "127.0.0.1");
+	if (argc >= 3 && strcmp(argv[1], "notify-recv") == 0)
+		return notify_recv(argv[2]);
+	if (argc >= 2 && strcmp(argv[1], "now") == 0)
+		return printf("%lld\n", now_ns()) < 0;
+	if (argc >= 3 && strcmp(argv[1], "alive") == 0)
+		return alive(atol(argv[2]));
+	fprintf(stderr, "usage: testkit freeports N | hold PORT [ADDR] | notify-recv PATH | now | alive PID\n");
+	return 2;
+}
