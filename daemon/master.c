@@ -293,10 +293,16 @@ deadline_cb(evutil_socket_t fd, short what, void *arg)
 	struct master *m = arg;
 	char why[256];
 	int n = 0;
-	for (int i = 0; i < PROBE_COUNT; i++)
-		if (port_of(m, i) != 0 && !m->stat[i].ok)
+	for (int i = 0; i < PROBE_COUNT && n < (int)sizeof why; i++) {
+		if (port_of(m, i) == 0)
+			continue;
+		if (m->probes[i] != NULL)
+			n += snprintf(why + n, sizeof why - (size_t)n, "%s%s: no answer for %.0f ms",
+			    n ? "; " : "", probe_names[i], (mono_now() - m->round_started) * 1000.0);
+		else if (!m->stat[i].ok)
 			n += snprintf(why + n, sizeof why - (size_t)n, "%s%s: %s", n ? "; " : "",
 			    probe_names[i], m->stat[i].detail);
+	}
 	if (n == 0)
 		snprintf(why, sizeof why, "%s", m->last_warning);
 	char msg[400];

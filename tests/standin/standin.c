@@ -328,8 +328,9 @@ leader_json(char *buf, size_t len, const char *lead)
 static const char *
 current_leader(char *buf, size_t len)
 {
+	buf[0] = '\0';
 	if (!S.ha)
-		return "";
+		return buf;
 	if (strcmp(S.role, "leader") == 0)
 		snprintf(buf, len, "%s:%d", strcmp(S.rpc_addr, "0.0.0.0") ? S.rpc_addr : "127.0.0.1",
 		    S.rpc_port);

@@ -1,1 +1,285 @@
-int main(void){return 0;}
+#include "config.h"
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cfg.h"
+#include "unit.h"
+
+/* Each bad config and the exact error it must produce (the first error, and the count). */
+static const struct {
+	const char	*json;
+	const char	*error;
+} bad[] = {
+	{ "[]", "configuration: must be an object, got an array" },
+	{ "{\"bogus\":1}", "bogus: unknown key" },
+	{ "{\"master\":{\"rpc_port\":70000}}", "master.rpc_port: must be 1..65535, got 70000" },
+	{ "{\"master\":{\"rpc_port\":0}}", "master.rpc_port: must be 1..65535, got 0" },
+	{ "{\"master\":{\"rpc_port\":\"50051\"}}", "master.rpc_port: must be an integer, got a string" },
+	{ "{\"master\":{\"metrics_port\":-1}}", "master.metrics_port: must be 1..65535, got -1" },
+	{ "{\"master\":{\"http_metadata_port\":65536}}",
+	  "master.http_metadata_port: must be 0..65535, got 65536" },
+	{ "{\"master\":{\"command\":[]}}", "master.command: must not be empty" },
+	{ "{\"master\":{\"command\":[\"\"]}}", "master.command[0]: must not be empty" },
+	{ "{\"master\":{\"command\":\"mooncake_master\"}}",
+	  "master.command: must be an array of strings, got a string" },
+	{ "{\"master\":{\"command\":[\"m\",3]}}", "master.command[1]: must be a string, got an integer" },
+	{ "{\"master\":{\"extra_args\":[true]}}", "master.extra_args[0]: must be a string, got a boolean" },
+	{ "{\"master\":{\"enabled\":\"yes\"}}", "master.enabled: must be true or false, got a string" },
+	{ "{\"master\":{\"ready_timeout_ms\":0}}", "master.ready_timeout_ms: must be 1..86400000, got 0" },
+	{ "{\"master\":{\"probe_interval_ms\":1.5}}",
+	  "master.probe_interval_ms: must be an integer, got a number with a fraction" },
+	{ "{\"master\":{\"stop_timeout_ms\":null}}", "master.stop_timeout_ms: must be an integer, got null" },
+	{ "{\"master\":{\"restart\":{\"policy\":\"sometimes\"}}}",
+	  "master.restart.policy: must be one of always, on-failure, never, got \"sometimes\"" },
+	{ "{\"master\":{\"restart\":{\"burst\":0}}}", "master.restart.burst: must be 1..1000000, got 0" },
+	{ "{\"master\":{\"restart\":{\"backoff_initial_ms\":500,\"backoff_max_ms\":100}}}",
+	  "master.restart.backoff_max_ms: must be >= backoff_initial_ms (500), got 100" },
+	{ "{\"master\":{\"restart\":{\"jitter\":1}}}", "master.restart.jitter: unknown key" },
+	{ "{\"master\":{\"restart\":[]}}", "master.restart: must be an object, got an array" },
+	{ "{\"master\":{\"env\":{\"1X\":\"a\"}}}", "master.env.1X: not a valid environment variable name" },
+	{ "{\"master\":{\"env\":{\"X\":[1]}}}", "master.env.X: must be a string, got an array" },
+	{ "{\"master\":{\"env\":[]}}", "master.env: must be an object of strings, got an array" },
+	{ "{\"master\":{\"url\":\"head:9103\"}}", "master.url: must start with http://, got \"head:9103\"" },
+	{ "{\"master\":{\"node\":\"n9\"},\"job\":{\"nodes\":\"n[1-2]\"}}",
+	  "master.node: \"n9\" is not in job.nodes" },
+	{ "{\"master\":{\"rpc_port\":9003}}", "master.metrics_port: port 9003 is also used by master.rpc_port" },
+	{ "{\"master\":{\"http_metadata_port\":50051}}",
+	  "master.http_metadata_port: port 50051 is also used by master.rpc_port" },
+	{ "{\"admin\":{\"listen\":\"0.0.0.0:9003\"}}",
+	  "admin.listen: port 9003 is also used by master.metrics_port" },
+	{ "{\"admin\":{\"listen\":\"localhost:9103\"}}",
+	  "admin.listen: must be ADDRESS:PORT with a numeric IPv4 or [IPv6] address and a port 1..65535, "
+	  "got \"localhost:9103\"" },
+	{ "{\"admin\":{\"listen\":\"127.0.0.1:0\"}}",
+	  "admin.listen: must be ADDRESS:PORT with a numeric IPv4 or [IPv6] address and a port 1..65535, "
+	  "got \"127.0.0.1:0\"" },
+	{ "{\"admin\":{\"listen\":\"::1:9103\"}}",
+	  "admin.listen: must be ADDRESS:PORT with a numeric IPv4 or [IPv6] address and a port 1..65535, "
+	  "got \"::1:9103\"" },
+	{ "{\"admin\":{\"max_connections\":0}}", "admin.max_connections: must be 1..65536, got 0" },
+	{ "{\"admin\":{\"upstream_timeout_ms\":600001}}",
+	  "admin.upstream_timeout_ms: must be 1..600000, got 600001" },
+	{ "{\"job\":{\"id\":\"\"}}", "job.id: must not be empty" },
+	{ "{\"job\":{\"id\":\"${MCS_TEST_UNSET}\"}}",
+	  "job.id: environment variable MCS_TEST_UNSET is not set (use ${MCS_TEST_UNSET:-default})" },
+	{ "{\"job\":{\"id\":\"${MCS_TEST_UNSET\"}}", "job.id: unterminated \"${\" in \"${MCS_TEST_UNSET\"" },
+	{ "{\"job\":{\"id\":\"${1BAD}\"}}", "job.id: bad variable name \"1BAD\" in \"${1BAD}\"" },
+	{ "{\"job\":{\"run_dir\":\"relative/dir\"}}",
+	  "job.run_dir: must be an absolute path, got \"relative/dir\"" },
+	{ "{\"job\":{\"nodes\":\"gpu-[01-04\"}}", "job.nodes: unmatched '[' in \"gpu-[01-04\"" },
+	{ "{\"job\":{\"nodes\":\"n[3-1]\"}}", "job.nodes: range \"3-1\" runs backwards in \"n[3-1]\"" },
+	{ "{\"job\":{\"gpus_per_node\":2000}}", "job.gpus_per_node: must be 0..1024, got 2000" },
+	{ "{\"endpoints\":{\"flavor\":\"trtllm\"}}",
+	  "endpoints.flavor: must be one of vllm, sglang, got \"trtllm\"" },
+	{ "{\"endpoints\":{\"store_config\":{\"global_segment_size\":\"4GBB\"}}}",
+	  "endpoints.store_config.global_segment_size: invalid size \"4GBB\"" },
+	{ "{\"endpoints\":{\"store_config\":{\"local_buffer_size\":1.5}}}",
+	  "endpoints.store_config.local_buffer_size: must be a byte count or a size string like \"4GB\", "
+	  "got a number with a fraction" },
+	{ "{\"endpoints\":{\"store_config\":{\"local_buffer_size\":\"-1GB\"}}}",
+	  "endpoints.store_config.local_buffer_size: size \"-1GB\" is negative" },
+	{ "{\"endpoints\":{\"store_config\":\"x\"}}", "endpoints.store_config: must be an object, got a string" },
+	{ "{\"workers\":{\"flavor\":\"tgi\"}}", "workers.flavor: must be one of vllm, sglang, generic, got \"tgi\"" },
+	{ "{\"workers\":{\"dp_launch_mode\":\"per_rack\"}}",
+	  "workers.dp_launch_mode: must be one of per_node, per_gpu, got \"per_rack\"" },
+	{ "{\"workers\":{\"on_master_restart\":\"reboot\"}}",
+	  "workers.on_master_restart: must be one of keep, restart, got \"reboot\"" },
+	{ "{\"workers\":{\"ports\":{\"http_base\":0}}}", "workers.ports.http_base: must be 1..65535, got 0" },
+	{ "{\"workers\":{\"groups\":{}}}", "workers.groups: must be an array of objects, got an object" },
+	{ "{\"workers\":{\"groups\":[{\"role\":\"prefill\"}]}}", "workers.groups[0].command: is required" },
+	{ "{\"workers\":{\"groups\":[{\"role\":\"router\",\"command\":[\"x\"]}]}}",
+	  "workers.groups[0].role: must be one of prefill, decode, agg, got \"router\"" },
+	{ "{\"workers\":{\"groups\":[{\"command\":[\"x\"],\"gpus\":0}]}}",
+	  "workers.groups[0].gpus: must be 1..65536, got 0" },
+	{ "{\"workers\":{\"groups\":[{\"command\":[\"x\"],\"extra\":0}]}}",
+	  "workers.groups[0].extra: unknown key" },
+	{ "{\"workers\":{\"groups\":[7]}}", "workers.groups[0]: must be an object, got an integer" },
+};
+
+START_TEST(test_bad_config)
+{
+	struct cfg c;
+	struct strv errs = { 0 };
+	int rc;
+	unsetenv("MCS_TEST_UNSET");
+	rc = cfg_load_string(bad[_i].json, NULL, &c, &errs);
+	ck_assert_int_eq(rc, -1);
+	ck_assert_uint_ge(errs.n, 1);
+	ck_assert_str_eq(errs.v[0], bad[_i].error);
+	strv_free(&errs);
+	cfg_free(&c);
+}
+END_TEST
+
+START_TEST(test_every_error_reported)
+{
+	struct cfg c;
+	struct strv errs = { 0 };
+	ck_assert_int_eq(cfg_load_string("{\"master\":{\"rpc_port\":0,\"metrics_port\":70000,"
+	    "\"bogus\":1},\"admin\":{\"max_connections\":0}}", NULL, &c, &errs), -1);
+	ck_assert_uint_eq(errs.n, 4);
+	ck_assert_str_eq(errs.v[0], "master.rpc_port: must be 1..65535, got 0");
+	ck_assert_str_eq(errs.v[1], "master.metrics_port: must be 1..65535, got 70000");
+	ck_assert_str_eq(errs.v[2], "master.bogus: unknown key");
+	ck_assert_str_eq(errs.v[3], "admin.max_connections: must be 1..65536, got 0");
+	strv_free(&errs);
+	cfg_free(&c);
+}
+END_TEST
+
+START_TEST(test_syntax_error)
+{
+	struct cfg c;
+	struct strv errs = { 0 };
+	ck_assert_int_eq(cfg_load_string("{\"job\": {,}}", NULL, &c, &errs), -1);
+	ck_assert_uint_eq(errs.n, 1);
+	ck_assert_ptr_nonnull(strstr(errs.v[0], "<string>:1:"));
+	strv_free(&errs);
+	cfg_free(&c);
+	ck_assert_int_eq(cfg_load_string("{\"job\":{},\"job\":{}}", NULL, &c, &errs), -1);
+	ck_assert_ptr_nonnull(strstr(errs.v[0], "duplicate object key"));
+	strv_free(&errs);
+	cfg_free(&c);
+}
+END_TEST
+
+START_TEST(test_defaults)
+{
+	struct cfg c;
+	struct strv errs = { 0 };
+	setenv("SLURMD_NODENAME", "localhost", 1);
+	ck_assert_int_eq(cfg_load_string("{}", NULL, &c, &errs), 0);
+	ck_assert_str_eq(c.master.command[0], "mooncake_master");
+	ck_assert_int_eq(c.master.rpc_port, 50051);
+	ck_assert_int_eq(c.master.http_metadata_port, 8080);
+	ck_assert_int_eq(c.master.metrics_port, 9003);
+	ck_assert_int_eq(c.master.probe_interval_ms, 20);
+	ck_assert_int_eq(c.master.restart.policy, RESTART_ON_FAILURE);
+	ck_assert_int_eq(c.master.restart.burst, 5);
+	ck_assert_int_eq(c.admin.port, 9103);
+	ck_assert_str_eq(c.admin.host, "0.0.0.0");
+	ck_assert_str_eq(c.master.node, "localhost");
+	ck_assert_int_eq(c.master.runs_here, 1);
+	ck_assert_int_eq(c.workers.ports.http_base, 6100);
+	ck_assert_int_eq(c.workers.restart.burst, 3);
+	unsetenv("SLURMD_NODENAME");
+	cfg_free(&c);
+}
+END_TEST
+
+START_TEST(test_expand)
+{
+	char err[256], *s;
+	setenv("MCS_A", "alpha", 1);
+	setenv("MCS_EMPTY", "", 1);
+	unsetenv("MCS_NONE");
+	s = cfg_expand("x-${MCS_A}-${MCS_NONE:-dflt}-${MCS_EMPTY:-e}-${MCS_A:-z}", err, sizeof err);
+	ck_assert_str_eq(s, "x-alpha-dflt-e-alpha");
+	free(s);
+	s = cfg_expand("{http_port} $HOME ${MCS_A}", err, sizeof err);
+	ck_assert_str_eq(s, "{http_port} $HOME alpha");
+	free(s);
+	s = cfg_expand("${MCS_NONE:-}", err, sizeof err);
+	ck_assert_str_eq(s, "");
+	free(s);
+}
+END_TEST
+
+START_TEST(test_overrides_and_nodes)
+{
+	struct cfg c;
+	struct strv errs = { 0 };
+	struct cfg_overrides ov = { "[::1]:9200", "n2" };
+	ck_assert_int_eq(cfg_load_string("{\"job\":{\"nodes\":\"n[1-3]\",\"gpus_per_node\":4}}", &ov, &c,
+	    &errs), 0);
+	ck_assert_int_eq(c.admin.family, AF_INET6);
+	ck_assert_str_eq(c.admin.host, "::1");
+	ck_assert_int_eq(c.admin.port, 9200);
+	ck_assert_uint_eq(c.job.nodes.n, 3);
+	ck_assert_str_eq(c.job.node, "n2");
+	ck_assert_str_eq(c.master.node, "n1");
+	ck_assert_int_eq(c.master.runs_here, 0);
+	cfg_free(&c);
+	ov.node = "n1";
+	ck_assert_int_eq(cfg_load_string("{\"job\":{\"nodes\":\"n[1-3]\"}}", &ov, &c, &errs), 0);
+	ck_assert_int_eq(c.master.runs_here, 1);
+	cfg_free(&c);
+}
+END_TEST
+
+START_TEST(test_store_config_verbatim)
+{
+	struct cfg c;
+	struct strv errs = { 0 };
+	char *dump;
+	setenv("MCS_DEV", "mlx5_0", 1);
+	ck_assert_int_eq(cfg_load_string("{\"endpoints\":{\"store_config\":{\"protocol\":\"rdma\","
+	    "\"global_segment_size\":\"100GB\",\"another_new_field\":42,\"device_name\":\"${MCS_DEV}\","
+	    "\"local_buffer_size\":1073741824,\"nested\":{\"b\":[1,\"x\"]}}}}", NULL, &c, &errs), 0);
+	dump = json_dumps(c.endpoints.store_config, JSON_PRESERVE_ORDER | JSON_COMPACT);
+	ck_assert_str_eq(dump, "{\"protocol\":\"rdma\",\"global_segment_size\":\"100GB\","
+	    "\"another_new_field\":42,\"device_name\":\"mlx5_0\",\"local_buffer_size\":1073741824,"
+	    "\"nested\":{\"b\":[1,\"x\"]}}");
+	free(dump);
+	cfg_free(&c);
+}
+END_TEST
+
+START_TEST(test_gpus_per_node_from_env)
+{
+	struct cfg c;
+	struct strv errs = { 0 };
+	const char *g = "{\"job\":{\"gpus_per_node\":0},\"workers\":{\"groups\":[{\"command\":[\"x\"]}]}}";
+	unsetenv("SLURM_GPUS_ON_NODE");
+	setenv("CUDA_VISIBLE_DEVICES", "0,1,2", 1);
+	ck_assert_int_eq(cfg_load_string(g, NULL, &c, &errs), 0);
+	ck_assert_int_eq(c.job.gpus_per_node, 3);
+	cfg_free(&c);
+	setenv("SLURM_GPUS_ON_NODE", "8", 1);
+	ck_assert_int_eq(cfg_load_string(g, NULL, &c, &errs), 0);
+	ck_assert_int_eq(c.job.gpus_per_node, 8);
+	cfg_free(&c);
+	unsetenv("SLURM_GPUS_ON_NODE");
+	unsetenv("CUDA_VISIBLE_DEVICES");
+	ck_assert_int_eq(cfg_load_string(g, NULL, &c, &errs), -1);
+	ck_assert_str_eq(errs.v[0], "job.gpus_per_node: 0 means SLURM_GPUS_ON_NODE or "
+	    "CUDA_VISIBLE_DEVICES, and neither is set");
+	strv_free(&errs);
+	cfg_free(&c);
+}
+END_TEST
+
+START_TEST(test_hostport)
+{
+	char host[64];
+	int fam;
+	long port;
+	ck_assert_int_eq(cfg_parse_hostport("127.0.0.1:80", host, sizeof host, &fam, &port), 0);
+	ck_assert_int_eq(fam, AF_INET);
+	ck_assert_int_eq(port, 80);
+	ck_assert_int_eq(cfg_parse_hostport("[::]:9103", host, sizeof host, &fam, &port), 0);
+	ck_assert_str_eq(host, "::");
+	ck_assert_int_eq(cfg_parse_hostport("1.2.3.4:", host, sizeof host, &fam, &port), -1);
+	ck_assert_int_eq(cfg_parse_hostport("1.2.3.4:12x", host, sizeof host, &fam, &port), -1);
+	ck_assert_int_eq(cfg_parse_hostport("[::1]9103", host, sizeof host, &fam, &port), -1);
+	ck_assert_int_eq(cfg_parse_hostport(":9103", host, sizeof host, &fam, &port), -1);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("cfg");
+	TCase *tc = tcase_create("cfg");
+	tcase_add_loop_test(tc, test_bad_config, 0, (int)(sizeof bad / sizeof bad[0]));
+	tcase_add_test(tc, test_every_error_reported);
+	tcase_add_test(tc, test_syntax_error);
+	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_expand);
+	tcase_add_test(tc, test_overrides_and_nodes);
+	tcase_add_test(tc, test_store_config_verbatim);
+	tcase_add_test(tc, test_gpus_per_node_from_env);
+	tcase_add_test(tc, test_hostport);
+	suite_add_tcase(s, tc);
+	return unit_run(s);
+}

@@ -1,0 +1,37 @@
+#!/bin/bash
+# A bad config: every error with its JSON path, exit 78, nothing spawned. -n on a good one: OK, 0.
+. "$(dirname "$0")/lib.sh"
+new_ports
+write_config good
+OUT=$("$SIDECAR" -c "$T/good.json" -n 2>&1); RC=$?
+[ "$RC" -eq 0 ] && [ "$OUT" = "configuration OK" ] || fail "-n on a good config: $RC $OUT"
+pass "-n: configuration OK, exit 0"
+cat >"$T/bad.json" <<JSON
+{ "master": { "command": ["$STANDIN"], "rpc_port": 70000, "metrics_port": $ADMIN, "bogus": true,
+              "restart": { "policy": "sometimes" } },
+  "admin": { "listen": "127.0.0.1:$ADMIN" }, "job": { "run_dir": "$T/bad" } }
+JSON
+OUT=$(MC_STANDIN_EVENTS=$T/events-bad "$SIDECAR" -c "$T/bad.json" 2>&1); RC=$?
+[ "$RC" -eq 78 ] || fail "exit $RC, want 78"
+for e in "master.rpc_port: must be 1..65535, got 70000" "master.bogus: unknown key" \
+    'master.restart.policy: must be one of always, on-failure, never, got "sometimes"' \
+    "admin.listen: port $ADMIN is also used by master.metrics_port" "$T/bad.json: 4 errors"; do
+	grep -qF -- "$e" <<<"$OUT" || fail "missing error '$e' in: $OUT"
+done
+pass "bad config: every error with its JSON path, exit 78"
+[ ! -e "$T/events-bad" ] && [ ! -d "$T/bad" ] || fail "something was started or created"
+pass "nothing spawned, no run directory created"
+OUT=$("$SIDECAR" -c "$T/bad.json" -n 2>&1); RC=$?
+[ "$RC" -eq 78 ] || fail "-n exit $RC"
+pass "-n on the bad config: exit 78"
+echo '{"job":' >"$T/broken.json"
+OUT=$("$SIDECAR" -c "$T/broken.json" -n 2>&1); RC=$?
+[ "$RC" -eq 78 ] && grep -q "$T/broken.json:2:" <<<"$OUT" || fail "syntax error: $RC $OUT"
+pass "JSON syntax error: file:line:column, exit 78"
+OUT=$("$SIDECAR" -c "$T/missing.json" 2>&1); RC=$?
+[ "$RC" -eq 78 ] && grep -q "unable to open $T/missing.json" <<<"$OUT" || fail "missing file: $RC $OUT"
+pass "missing config file: named, exit 78"
+"$SIDECAR" --bogus >/dev/null 2>&1; RC=$?
+[ "$RC" -eq 64 ] || fail "unknown option exit $RC"
+pass "unknown option: exit 64"
+finish

@@ -1,0 +1,125 @@
+# Shared helpers for the integration scripts: free ports, a config writer, bounded waits, cleanup
+# that kills only what the script started. Sourced, not run.
+set -u
+top_builddir=${top_builddir:-$(cd "$(dirname "$0")/../.." && pwd)}
+SIDECAR=$top_builddir/daemon/mooncake-sidecar
+STANDIN=$top_builddir/tests/standin/mooncake_master
+TESTKIT=$top_builddir/tests/tools/testkit
+T=$(mktemp -d "${TMPDIR:-/tmp}/mcs-test.XXXXXX")
+STARTED=()
+TEST_NAME=$(basename "$0" .sh)
+CHECKS=0
+
+cleanup() {
+	local p
+	exec 2>/dev/null	# no job-control notices for what we kill here
+	for p in "${STARTED[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	# A master whose sidecar died is gone through PDEATHSIG; make sure of it by its pid file.
+	for f in "$T"/*/mooncake_master.pid; do
+		[ -f "$f" ] || continue
+		p=$(cat "$f")
+		[ "$(cat /proc/"$p"/comm 2>/dev/null)" = mooncake_master ] && kill -KILL "$p" 2>/dev/null
+	done
+	[ -n "${KEEP:-}" ] && echo "kept $T" || rm -rf "$T"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL [$TEST_NAME]: $*"
+	for f in "$T"/sidecar*.out "$T"/notify*.out; do
+		[ -f "$f" ] && { echo "---- $f"; tail -40 "$f"; }
+	done
+	exit 1
+}
+
+pass() {
+	CHECKS=$((CHECKS + 1))
+	echo "ok $CHECKS - $*"
+}
+
+finish() {
+	echo "$TEST_NAME: $CHECKS passed, 0 failed"
+	exit 0
+}
+
+now_ms() { echo $(( $("$TESTKIT" now) / 1000000 )); }
+
+# wait_for SECONDS command...: poll every 10 ms until the command succeeds or time runs out.
+wait_for() {
+	local limit=$1 deadline
+	shift
+	deadline=$(( $(now_ms) + limit * 1000 ))
+	until "$@"; do
+		[ "$(now_ms)" -ge "$deadline" ] && return 1
+		sleep 0.01
+	done
+	return 0
+}
+
+alive() { "$TESTKIT" alive "$1"; }
+dead() { ! "$TESTKIT" alive "$1"; }
+grep_q() { grep -q -- "$2" "$1" 2>/dev/null; }
+count() { local n; n=$(grep -c -- "$2" "$1" 2>/dev/null); echo "${n:-0}"; }
+
+# Fresh ports for this run: RPC META ADMIN SIDE.
+new_ports() {
+	local p
+	p=$("$TESTKIT" freeports 4 | tr '\n' ' ')
+	read -r RPC META ADMIN SIDE <<<"$p"
+}
+
+# write_config NAME [master-json-extra] [top-level-json-extra]: defaults fill in only the master keys
+# that the extra does not set.
+write_config() {
+	local name=$1 mextra=${2:-} extra=${3:-} key defaults=""
+	local -A dflt=(
+		[stop_timeout_ms]='"stop_timeout_ms": 5000'
+		[restart]='"restart": { "backoff_initial_ms": 100, "backoff_max_ms": 2000, "reset_after_ms": 60000, "burst": 20, "burst_window_ms": 60000 }'
+		[extra_args]='"extra_args": ["--rpc_address=127.0.0.1", "--metrics_host=127.0.0.1"]'
+	)
+	for key in "${!dflt[@]}"; do
+		case $mextra in *"\"$key\""*) ;; *) defaults="$defaults${dflt[$key]}, " ;; esac
+	done
+	mkdir -p "$T/$name"
+	cat >"$T/$name.json" <<JSON
+{
+  "job": { "id": "test", "nodes": "localhost", "node": "localhost", "run_dir": "$T/$name" },
+  "master": {
+    $defaults
+    "command": ["$STANDIN"],
+    "rpc_port": $RPC, "http_metadata_port": $META, "metrics_port": $ADMIN${mextra:+,
+    $mextra}
+  },
+  "admin": { "listen": "127.0.0.1:$SIDE" }${extra:+,
+  $extra}
+}
+JSON
+}
+
+# kill_quiet PID...: SIGKILL and reap without job-control notices.
+kill_quiet() {
+	{ kill -KILL "$@"; wait "$@"; } 2>/dev/null
+	return 0
+}
+
+# start_sidecar NAME: run it with a notify socket; sets SC_PID, SC_OUT, NOTIFY_OUT.
+start_sidecar() {
+	local name=$1
+	NOTIFY_OUT=$T/notify-$name.out
+	"$TESTKIT" notify-recv "$T/notify-$name.sock" >"$NOTIFY_OUT" &
+	STARTED+=($!)
+	wait_for 5 test -S "$T/notify-$name.sock" || fail "notify receiver did not start"
+	SC_OUT=$T/sidecar-$name.out
+	NOTIFY_SOCKET=$T/notify-$name.sock MC_STANDIN_EVENTS=$T/events-$name \
+	    "$SIDECAR" -c "$T/$name.json" >"$SC_OUT" 2>&1 &
+	SC_PID=$!
+	STARTED+=($SC_PID)
+	EVENTS=$T/events-$name
+}
+
+master_pid() { cat "$T/$1/mooncake_master.pid" 2>/dev/null; }
+notified() { grep -q -- "$1" "$NOTIFY_OUT" 2>/dev/null; }
+exec_count() { count "$EVENTS" '^exec '; }
+execs_at_least() { [ "$(exec_count)" -ge "$1" ]; }

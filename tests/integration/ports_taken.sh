@@ -1,0 +1,54 @@
+#!/bin/bash
+# Each of the three ports held by another process: a clear error naming the port and the holder's
+# pid, the master never spawned, never declared ready. Then the race the real master hides: the RPC
+# port taken after the metadata port is up, so admin says service_ready while RPC belongs to someone
+# else; the sidecar must refuse to declare ready. Freeing the port lets the master start.
+. "$(dirname "$0")/lib.sh"
+export MC_STANDIN_START_DELAY_MS=300
+
+hold() {
+	"$TESTKIT" hold "$1" >"$T/hold-$1" &
+	HOLDER=$!
+	STARTED+=($HOLDER)
+	wait_for 5 grep_q "$T/hold-$1" ready || fail "could not hold port $1"
+}
+
+for which in rpc metadata admin; do
+	new_ports
+	case $which in rpc) P=$RPC ;; metadata) P=$META ;; admin) P=$ADMIN ;; esac
+	hold "$P"
+	write_config "$which"
+	start_sidecar "$which"
+	wait_for 5 grep_q "$SC_OUT" "port $P is already in use by pid $HOLDER (testkit) (the master's $which port)" ||
+	    fail "no clear error for the $which port: $(cat "$SC_OUT")"
+	wait_for 5 notified "STATUS=master backoff: port $P is already in use by pid $HOLDER" || fail "STATUS lacks the reason"
+	[ "$(exec_count)" -eq 0 ] || fail "master spawned with the $which port taken"
+	notified 'READY=1' && fail "READY=1 with the $which port taken"
+	pass "$which port $P held by pid $HOLDER: named in the log and STATUS, master not spawned"
+	kill_quiet "$SC_PID" "$HOLDER"
+done
+
+# The port is freed: the next attempt after the backoff starts the master.
+new_ports
+hold "$RPC"
+write_config freed
+start_sidecar freed
+wait_for 5 grep_q "$SC_OUT" "port $RPC is already in use" || fail "no error while held"
+kill_quiet "$HOLDER"
+wait_for 10 notified 'READY=1' || fail "not ready after the port was freed"
+pass "port freed: the master starts on the next attempt and becomes ready"
+kill_quiet "$SC_PID"
+
+# The late holder: take RPC once the metadata port answers (the master is in its start-up delay).
+new_ports
+write_config late
+start_sidecar late
+wait_for 10 curl -sf -o /dev/null "http://127.0.0.1:$META/health" || fail "metadata never came up"
+hold "$RPC"
+wait_for 10 grep_q "$SC_OUT" "not declaring ready: port $RPC is already in use by pid $HOLDER (testkit), not by pid" ||
+    fail "ownership not checked: $(cat "$SC_OUT")"
+pass "admin said service_ready while RPC was someone else's: not declared ready"
+wait_for 10 grep_q "$SC_OUT" "exited with code 1" || fail "the master did not exit 1 as the real one does"
+notified 'READY=1' && fail "READY=1 although the RPC port was never the master's"
+pass "the master exited 1 silently; READY=1 was never sent"
+finish

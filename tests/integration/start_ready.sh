@@ -1,0 +1,39 @@
+#!/bin/bash
+# Start -> ready: READY=1 on a real notify socket, the master started with the right flags, in its
+# own process group, with its pid file and its log.
+. "$(dirname "$0")/lib.sh"
+new_ports
+write_config a
+start_sidecar a
+wait_for 10 notified 'READY=1' || fail "no READY=1"
+pass "READY=1 received on NOTIFY_SOCKET"
+grep -E " $SC_PID READY=1\|STATUS=master ready \(gen 1, pid [0-9]+, 0 restarts\)" "$NOTIFY_OUT" >/dev/null ||
+    fail "READY=1 not sent by the sidecar pid with the status line: $(cat "$NOTIFY_OUT")"
+pass "READY=1 came from pid $SC_PID with STATUS=master ready (gen 1, ...)"
+MP=$(master_pid a)
+[ -n "$MP" ] && alive "$MP" || fail "no live master pid in the pid file"
+grep -q "STATUS=master ready (gen 1, pid $MP," "$NOTIFY_OUT" || fail "status names another pid"
+pass "pid file $MP matches the pid in STATUS"
+ARGV=$(tr '\0' ' ' </proc/"$MP"/cmdline)
+EXPECT="$STANDIN --rpc_port=$RPC --enable_http_metadata_server=true --http_metadata_server_port=$META --enable_metric_reporting=true --metrics_port=$ADMIN --rpc_address=127.0.0.1 --metrics_host=127.0.0.1 "
+[ "$ARGV" = "$EXPECT" ] || fail "argv: got '$ARGV' expected '$EXPECT'"
+pass "master argv: ports, metadata and metrics flags, then extra_args"
+read -r _ _ _ PPID_ PGID SID _ < <(sed 's/^.*) //' /proc/"$MP"/stat | awk '{print 0,0,$1,$2,$3,$4}')
+[ "$PPID_" = "$SC_PID" ] || fail "master parent is $PPID_, not the sidecar $SC_PID"
+[ "$PGID" = "$MP" ] && [ "$SID" = "$MP" ] || fail "master pgid/sid $PGID/$SID, not its own"
+pass "master is the sidecar's child, leads its own session and process group"
+FDS=$(ls /proc/"$MP"/fd | wc -l)
+[ "$FDS" -le 12 ] || fail "master inherited fds: $(ls -l /proc/"$MP"/fd)"
+pass "master holds only its own fds ($FDS)"
+[ "$(readlink /proc/"$MP"/fd/0)" = /dev/null ] || fail "stdin is not /dev/null"
+wait_for 5 grep_q "$T/a/mooncake_master.log" "Master admin server started on port $ADMIN" ||
+    fail "master log lacks the admin line"
+pass "master stdout/stderr captured in run_dir/mooncake_master.log"
+[ "$(curl -s "http://127.0.0.1:$ADMIN/health")" = '{"status":"ok","role":"leader","ha_state":"serving","service_ready":true,"leader_address":null,"view_version":null}' ] ||
+    fail "master /health"
+pass "master answers /health with service_ready:true"
+LAST=$(awk '$1=="listening"{print $3}' "$EVENTS" | tail -1)
+READY_AT=$(grep 'READY=1' "$NOTIFY_OUT" | head -1 | awk '{print $1}')
+[ -n "$LAST" ] && [ "$READY_AT" -ge "$LAST" ] || fail "READY=1 ($READY_AT) before the last port listened ($LAST)"
+pass "READY=1 came after the last port listened ($(( (READY_AT - LAST) / 1000 )) us later)"
+finish
