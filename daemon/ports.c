@@ -6,18 +6,89 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <unistd.h>
 #include "atomicfile.h"
 #include "ports.h"
 #include "procnet.h"
 
-#define MAX_LISTENERS	16
+#define MAX_LISTENERS	64
 
+struct listener {
+	int		port;
+	unsigned long	inode;
+};
+
+/* Every TCP socket in LISTEN state, asked of the kernel with sock_diag: unlike /proc/net/tcp it does
+ * not format the (often thousands of) TIME_WAIT sockets. Returns -1 when netlink is unavailable. */
+static int
+listeners_netlink(struct listener *out, size_t max, size_t *n)
+{
+	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	static const int families[] = { AF_INET, AF_INET6 };
+	if (fd < 0)
+		return -1;
+	*n = 0;
+	for (size_t f = 0; f < 2; f++) {
+		struct {
+			struct nlmsghdr		nlh;
+			struct inet_diag_req_v2	req;
+		} msg = {
+			.nlh = { .nlmsg_len = sizeof msg, .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			    .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
+			.req = { .sdiag_family = (uint8_t)families[f], .sdiag_protocol = IPPROTO_TCP,
+			    .idiag_states = 1U << 10 /* TCP_LISTEN */ },
+		};
+		struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
+		int done = 0;
+		if (sendto(fd, &msg, sizeof msg, 0, (struct sockaddr *)&nl, sizeof nl) < 0) {
+			close(fd);
+			return -1;
+		}
+		while (!done) {
+			char buf[16384];
+			ssize_t r = recv(fd, buf, sizeof buf, 0);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				close(fd);
+				return -1;
+			}
+			for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)r);
+			    h = NLMSG_NEXT(h, r)) {
+				if (h->nlmsg_type == NLMSG_DONE) {
+					done = 1;
+					break;
+				}
+				if (h->nlmsg_type == NLMSG_ERROR) {
+					close(fd);
+					return -1;
+				}
+				struct inet_diag_msg *d = NLMSG_DATA(h);
+				if (*n < max)
+					out[(*n)++] = (struct listener){ ntohs(d->id.idiag_sport), d->idiag_inode };
+			}
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+/* Inodes of the sockets listening on port: netlink, or /proc/net/tcp{,6} where it is not allowed. */
 static size_t
 listeners(int port, unsigned long *inodes, size_t max)
 {
 	static const char *const files[] = { "/proc/net/tcp", "/proc/net/tcp6" };
-	size_t n = 0;
+	struct listener all[1024];
+	size_t n = 0, total;
+	if (listeners_netlink(all, sizeof all / sizeof all[0], &total) == 0) {
+		for (size_t i = 0; i < total; i++)
+			if (all[i].port == port && n < max)
+				inodes[n++] = all[i].inode;
+		return n;
+	}
 	for (size_t i = 0; i < 2; i++) {
 		char *text = file_read(files[i], NULL);
 		if (text != NULL) {
@@ -119,23 +190,22 @@ ports_check_free(int port, char *msg, size_t len)
 	unsigned long inodes[MAX_LISTENERS];
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
 	    .sin_addr.s_addr = htonl(INADDR_ANY) };
-	int fd, one = 1, rc = 0;
+	int fd, one = 1, busy;
 
-	if (listeners(port, inodes, MAX_LISTENERS) > 0) {
-		describe_holder(inodes[0], port, msg, len);
-		return -1;
-	}
-	/* /proc may hide sockets of other network namespaces; the bind test does not. */
+	/* A wildcard bind conflicts with any listener on the port; /proc is read only to name it. */
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return 0;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	if (bind(fd, (struct sockaddr *)&sin, sizeof sin) != 0 && errno == EADDRINUSE) {
-		snprintf(msg, len, "port %d is already in use", port);
-		rc = -1;
-	}
+	busy = bind(fd, (struct sockaddr *)&sin, sizeof sin) != 0 && errno == EADDRINUSE;
 	close(fd);
-	return rc;
+	if (!busy)
+		return 0;
+	if (listeners(port, inodes, MAX_LISTENERS) > 0)
+		describe_holder(inodes[0], port, msg, len);
+	else
+		snprintf(msg, len, "port %d is already in use", port);
+	return -1;
 }
 
 int

@@ -7,6 +7,7 @@ STANDIN=$top_builddir/tests/standin/mooncake_master
 TESTKIT=$top_builddir/tests/tools/testkit
 T=$(mktemp -d "${TMPDIR:-/tmp}/mcs-test.XXXXXX")
 STARTED=()
+SIDECARS=()
 TEST_NAME=$(basename "$0" .sh)
 CHECKS=0
 
@@ -39,12 +40,25 @@ pass() {
 	echo "ok $CHECKS - $*"
 }
 
+# Stop every sidecar still running with SIGTERM: it must exit 0, and nothing it (or the stand-in)
+# printed may be a sanitizer report.
 finish() {
+	local p rc
+	for p in "${SIDECARS[@]}"; do
+		alive "$p" || continue
+		kill -TERM "$p"
+		wait "$p"; rc=$?
+		[ "$rc" -eq 0 ] || fail "sidecar $p exited $rc on SIGTERM"
+	done
+	if grep -l 'ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error:' "$T"/sidecar*.out \
+	    "$T"/*/mooncake_master.log >/dev/null 2>&1; then
+		fail "sanitizer report: $(grep -h -A5 'Sanitizer\|runtime error' "$T"/sidecar*.out "$T"/*/mooncake_master.log | head -40)"
+	fi
 	echo "$TEST_NAME: $CHECKS passed, 0 failed"
 	exit 0
 }
 
-now_ms() { echo $(( $("$TESTKIT" now) / 1000000 )); }
+now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
 
 # wait_for SECONDS command...: poll every 10 ms until the command succeeds or time runs out.
 wait_for() {
@@ -116,6 +130,7 @@ start_sidecar() {
 	    "$SIDECAR" -c "$T/$name.json" >"$SC_OUT" 2>&1 &
 	SC_PID=$!
 	STARTED+=($SC_PID)
+	SIDECARS+=($SC_PID)
 	EVENTS=$T/events-$name
 }
 

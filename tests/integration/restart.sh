@@ -8,8 +8,7 @@ write_config r '"liveness_interval_ms": 200'
 start_sidecar r
 wait_for 10 notified 'READY=1' || fail "no READY=1"
 M1=$(master_pid r)
-KILL_AT=$("$TESTKIT" now)
-kill -KILL "$M1"
+KILL_AT=$("$TESTKIT" kill 9 "$M1")
 wait_for 10 notified 'STATUS=master ready (gen 2' || fail "not ready again after kill -9"
 M2=$(master_pid r)
 [ -n "$M2" ] && [ "$M2" != "$M1" ] && alive "$M2" || fail "no new master pid ($M1 -> $M2)"

@@ -5,6 +5,7 @@
  *   testkit notify-recv PATH       receive sd_notify datagrams on PATH; print "<mono_ns> <pid> <msg>" each
  *   testkit now                    CLOCK_MONOTONIC in ns
  *   testkit alive PID              exit 0 when PID exists and is not a zombie
+ *   testkit kill SIG PID           send SIG to PID and print CLOCK_MONOTONIC (ns) taken just before
  */
 #include "config.h"
 #include <arpa/inet.h>
@@ -131,6 +132,14 @@ main(int argc, char **argv)
 		return printf("%lld\n", now_ns()) < 0;
 	if (argc >= 3 && strcmp(argv[1], "alive") == 0)
 		return alive(atol(argv[2]));
-	fprintf(stderr, "usage: testkit freeports N | hold PORT [ADDR] | notify-recv PATH | now | alive PID\n");
+	if (argc >= 4 && strcmp(argv[1], "kill") == 0) {
+		long long t = now_ns();
+		if (kill((pid_t)atol(argv[3]), atoi(argv[2])) != 0) {
+			perror("kill");
+			return 1;
+		}
+		return printf("%lld\n", t) < 0;
+	}
+	fprintf(stderr, "usage: testkit freeports N | hold PORT [ADDR] | notify-recv PATH | now | alive PID | kill SIG PID\n");
 	return 2;
 }

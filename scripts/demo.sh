@@ -1,0 +1,32 @@
+#!/bin/bash
+# Install what is missing, build, and run the sidecar in the foreground on loopback with
+# conf/demo.json. Uses mooncake_master from PATH when there is one, else the stand-in. Ctrl-C stops
+# it cleanly (the master gets SIGTERM first).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+bash scripts/deps.sh
+build=$top/build-demo
+echo "building in $build ..."
+bash scripts/build.sh "$build"
+if command -v mooncake_master >/dev/null 2>&1; then
+	MOONCAKE_MASTER_BIN=$(command -v mooncake_master)
+	echo "using the real mooncake_master: $MOONCAKE_MASTER_BIN"
+else
+	MOONCAKE_MASTER_BIN=$build/tests/standin/mooncake_master
+	echo "mooncake_master is not on PATH: using the stand-in $MOONCAKE_MASTER_BIN"
+fi
+export MOONCAKE_MASTER_BIN
+export DEMO_RUN_DIR=${DEMO_RUN_DIR:-/tmp/mooncake-sidecar/demo}
+cat <<TXT
+
+mooncake-sidecar is starting in the foreground (Ctrl-C stops it and the master).
+In another terminal, try:
+  curl -s http://127.0.0.1:9003/health                  # the master's admin port
+  curl -s http://127.0.0.1:8080/health                  # the master's metadata server
+  cat $DEMO_RUN_DIR/mooncake_master.pid                 # kill -9 it: the sidecar restarts it
+  tail -f $DEMO_RUN_DIR/mooncake_master.log
+  $build/daemon/mooncake-sidecar -n -c $top/conf/demo.json   # validate the config
+
+TXT
+exec "$build/daemon/mooncake-sidecar" -c "$top/conf/demo.json" "$@"

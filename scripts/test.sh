@@ -1,0 +1,42 @@
+#!/bin/bash
+# Install what is missing, build with ASan+UBSan and -Werror, run every test, print the counts.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+bash scripts/deps.sh || exit 1
+build=$top/build-test
+bash scripts/build.sh "$build" --enable-sanitizers --enable-werror || { echo "build failed"; exit 1; }
+cd "$build"
+make -j2 check >make-check.out 2>&1
+rc=$?
+grep -E '^(PASS|FAIL|ERROR|XPASS|SKIP):' make-check.out
+passed=0
+failed=0
+# Check writes its summary into each suite's log; the integration scripts end with "N passed, N failed".
+for log in tests/unit/*.log; do
+	line=$(grep -E '^[0-9]+%: Checks: ' "$log")
+	echo "$(basename "$log" .log): $line"
+	set -- $(sed -E 's/^[0-9]+%: Checks: ([0-9]+), Failures: ([0-9]+), Errors: ([0-9]+)/\1 \2 \3/' <<<"$line")
+	passed=$((passed + $1 - $2 - $3))
+	failed=$((failed + $2 + $3))
+done
+for log in tests/integration/*.log; do
+	line=$(grep -E '^[a-z_]+: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -1)
+	if [ -z "$line" ]; then
+		echo "$(basename "$log" .log): did not finish"
+		grep -E '^FAIL' "$log" | head -5
+		failed=$((failed + 1))
+		continue
+	fi
+	echo "$line"
+	set -- $(sed -E 's/^[a-z_]+: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/' <<<"$line")
+	passed=$((passed + $1))
+	failed=$((failed + $2))
+done
+if [ $rc -ne 0 ]; then
+	for log in $(grep -lE '^(FAIL|ERROR)' tests/*/*.log 2>/dev/null); do
+		echo "==== $log"; tail -40 "$log"
+	done
+fi
+echo "total: $passed passed, $failed failed"
+[ $rc -eq 0 ] && [ $failed -eq 0 ]

@@ -1,0 +1,111 @@
+#!/bin/bash
+# Supervision benchmark. Prints, from one run on this machine:
+#  (a) readiness detection: the stand-in's last port listening -> READY=1 (median of N starts),
+#      beside a shell loop that polls the same three checks once a second;
+#  (b) crash-to-respawn: kill -9 of the master -> exec of the new one (median of N), with
+#      backoff_initial_ms 100 and 0, beside a bash `while true; do master; done` loop;
+#  (c) resident memory while supervising, beside that bash loop.
+# Usage: tests/bench/supervise.sh [N]   (default 20)
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+N=${1:-20}
+bash "$top/scripts/build.sh" "$top/build-bench" >/dev/null || exit 1
+top_builddir=$top/build-bench
+. "$top/tests/integration/lib.sh"
+
+median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) {print "nan"; exit} m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.1f", m}'; }
+range() { sort -n | awk 'NR==1{lo=$1} {hi=$1} END {printf "[%.1f-%.1f]", lo, hi}'; }
+accepts() { (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; }
+loop_execs_over() { [ "$(count "$EV" '^exec')" -gt "$1" ]; }
+rss_kb() { awk '/^VmRSS/{print $2}' /proc/"$1"/status; }
+
+echo "mooncake-sidecar supervision benchmark, $N runs each, $(nproc) cores, $(date -u +%F)"
+
+# (a) readiness detection. The start-up delay is drawn from 1.0-2.0 s so that a fixed-period poll
+# meets readiness at a random phase, as it does in real life.
+delay() { echo $((1000 + RANDOM % 1000)); }
+: >"$T/ready-sidecar"
+for i in $(seq "$N"); do
+	new_ports
+	write_config "ra$i" '"restart": { "backoff_initial_ms": 100 }'
+	MC_STANDIN_START_DELAY_MS=$(delay) start_sidecar "ra$i"
+	wait_for 20 notified 'READY=1' || fail "run $i: no READY=1"
+	L=$(awk '$1=="listening"{print $3}' "$EVENTS" | tail -1)
+	R=$(awk '/READY=1/{print $1; exit}' "$NOTIFY_OUT")
+	echo "$(( (R - L) / 1000 ))" >>"$T/ready-sidecar"
+	kill -TERM "$SC_PID"; wait "$SC_PID"
+done
+: >"$T/ready-shell"
+for i in $(seq "$N"); do
+	new_ports
+	MC_STANDIN_EVENTS=$T/events-sh$i MC_STANDIN_START_DELAY_MS=$(delay) "$STANDIN" --rpc_port=$RPC --rpc_address=127.0.0.1 \
+	    --enable_http_metadata_server=true --http_metadata_server_port=$META \
+	    --metrics_port=$ADMIN --metrics_host=127.0.0.1 2>/dev/null &
+	MP=$!
+	STARTED+=($MP)
+	# The shell-script way: all three checks, then `sleep 1`.
+	until curl -sf "http://127.0.0.1:$META/health" >/dev/null &&
+	    curl -sf "http://127.0.0.1:$ADMIN/health" | grep -q '"service_ready":true' && accepts "$RPC"; do
+		sleep 1
+	done
+	D=$("$TESTKIT" now)
+	L=$(awk '$1=="listening"{print $3}' "$T/events-sh$i")
+	echo "$(( (D - L) / 1000 ))" >>"$T/ready-shell"
+	kill -TERM "$MP"; wait "$MP" 2>/dev/null
+done
+RA=$(awk '{print $1/1000}' "$T/ready-sidecar" | median)
+RS=$(awk '{print $1/1000}' "$T/ready-shell" | median)
+echo "(a) readiness detection, last port listening -> detected (ms, median [min-max]):"
+echo "    sidecar (probe_interval_ms 20)      $RA $(awk '{print $1/1000}' "$T/ready-sidecar" | range)"
+echo "    shell loop polling every 1 s        $RS $(awk '{print $1/1000}' "$T/ready-shell" | range)"
+
+# (b) crash-to-respawn, (c) RSS
+respawn() {
+	local name=$1 backoff=$2 out=$3 i M K E
+	new_ports
+	write_config "$name" "\"restart\": { \"backoff_initial_ms\": $backoff, \"reset_after_ms\": 0, \"burst\": 1000 }"
+	MC_STANDIN_START_DELAY_MS=50 start_sidecar "$name"
+	wait_for 20 notified 'READY=1' || fail "no READY=1"
+	: >"$out"
+	for i in $(seq "$N"); do
+		M=$(master_pid "$name")
+		K=$("$TESTKIT" kill 9 "$M")
+		wait_for 10 notified "STATUS=master ready (gen $((i + 1))," || fail "no respawn $i"
+		E=$(awk -v p="$(master_pid "$name")" '$1=="exec" && $2==p {print $3}' "$EVENTS")
+		echo "$(( (E - K) / 1000 ))" >>"$out"
+	done
+	RSS=$(rss_kb "$SC_PID")
+	kill -TERM "$SC_PID"; wait "$SC_PID"
+}
+respawn rb100 100 "$T/respawn-100"
+RSS_SIDECAR=$RSS
+respawn rb0 0 "$T/respawn-0"
+
+new_ports
+EV=$T/events-loop
+( exec 2>/dev/null; while true; do MC_STANDIN_EVENTS=$EV MC_STANDIN_START_DELAY_MS=50 "$STANDIN" --rpc_port=$RPC \
+    --rpc_address=127.0.0.1 --enable_http_metadata_server=true --http_metadata_server_port=$META \
+    --metrics_port=$ADMIN --metrics_host=127.0.0.1 2>/dev/null; done ) &
+LOOP=$!
+STARTED+=($LOOP)
+: >"$T/respawn-loop"
+for i in $(seq "$N"); do
+	wait_for 10 accepts "$RPC" || fail "loop master not up"
+	M=$(awk '$1=="exec"{p=$2} END{print p}' "$EV")
+	K=$("$TESTKIT" kill 9 "$M")
+	wait_for 10 loop_execs_over "$i" || fail "loop did not respawn"
+	E=$(awk '$1=="exec"{t=$3} END{print t}' "$EV")
+	echo "$(( (E - K) / 1000 ))" >>"$T/respawn-loop"
+done
+RSS_LOOP=$(rss_kb "$LOOP")
+M=$(awk '$1=="exec"{p=$2} END{print p}' "$EV")
+kill_quiet "$LOOP"
+[ "$(cat /proc/"$M"/comm 2>/dev/null)" = mooncake_master ] && kill -KILL "$M"
+
+echo "(b) crash-to-respawn, kill -9 -> exec of the new master (ms, median [min-max]):"
+echo "    sidecar, backoff_initial_ms 100     $(awk '{print $1/1000}' "$T/respawn-100" | median) $(awk '{print $1/1000}' "$T/respawn-100" | range)"
+echo "    sidecar, backoff_initial_ms 0       $(awk '{print $1/1000}' "$T/respawn-0" | median) $(awk '{print $1/1000}' "$T/respawn-0" | range)"
+echo "    bash while-true loop (no backoff)   $(awk '{print $1/1000}' "$T/respawn-loop" | median) $(awk '{print $1/1000}' "$T/respawn-loop" | range)"
+echo "(c) resident memory while supervising (VmRSS):"
+echo "    sidecar                             $(awk -v k="$RSS_SIDECAR" 'BEGIN{printf "%.1f MiB", k/1024}')"
+echo "    bash while-true loop                $(awk -v k="$RSS_LOOP" 'BEGIN{printf "%.1f MiB", k/1024}')"
