@@ -38,5 +38,14 @@ if [ $rc -ne 0 ]; then
 		echo "==== $log"; tail -40 "$log"
 	done
 fi
+# The release tarball must build and pass its own tests from a read-only source tree.
+dist=$top/build-dist
+bash "$top/scripts/build.sh" "$dist" --enable-werror && make -C "$dist" -j2 distcheck >"$dist/distcheck.out" 2>&1
+drc=$?
+if [ $drc -eq 0 ]; then
+	echo "distcheck: $(grep 'archives ready' "$dist/distcheck.out")"
+else
+	echo "distcheck failed:"; tail -30 "$dist/distcheck.out"
+fi
 echo "total: $passed passed, $failed failed"
-[ $rc -eq 0 ] && [ $failed -eq 0 ]
+[ $rc -eq 0 ] && [ $failed -eq 0 ] && [ $drc -eq 0 ]
