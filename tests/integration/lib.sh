@@ -134,6 +134,16 @@ start_sidecar() {
 	EVENTS=$T/events-$name
 }
 
+# up NAME [master-json-extra]: fresh ports, a config, a sidecar, and wait for READY=1; sets MP to the
+# master's pid. Extra environment for the stand-in goes before the call.
+up() {
+	new_ports
+	write_config "$@"
+	start_sidecar "$1"
+	wait_for 10 notified 'READY=1' || fail "$1: no READY=1"
+	MP=$(master_pid "$1")
+}
+
 master_pid() { cat "$T/$1/mooncake_master.pid" 2>/dev/null; }
 notified() { grep -q -- "$1" "$NOTIFY_OUT" 2>/dev/null; }
 exec_count() { count "$EVENTS" '^exec '; }

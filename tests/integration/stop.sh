@@ -4,11 +4,7 @@
 # sidecar takes the master with it within a second.
 . "$(dirname "$0")/lib.sh"
 export MC_STANDIN_START_DELAY_MS=100 MC_STANDIN_STOP_MS=200
-new_ports
-write_config s
-start_sidecar s
-wait_for 10 notified 'READY=1' || fail "no READY=1"
-MP=$(master_pid s)
+up s
 kill -TERM "$SC_PID"
 wait "$SC_PID"; RC=$?
 [ "$RC" -eq 0 ] || fail "sidecar exit $RC"
@@ -18,11 +14,7 @@ notified 'STOPPING=1' || fail "no STOPPING=1"
 [ ! -e "$T/s/mooncake_master.pid" ] || fail "pid file left behind"
 pass "SIGTERM: master stopped gracefully, sidecar exit 0, STOPPING=1, pid file removed"
 
-new_ports
-write_config i '"stop_timeout_ms": 300'
-MC_STANDIN_IGNORE_SIGTERM=1 start_sidecar i
-wait_for 10 notified 'READY=1' || fail "no READY=1"
-MP=$(master_pid i)
+MC_STANDIN_IGNORE_SIGTERM=1 up i '"stop_timeout_ms": 300'
 kill -TERM "$SC_PID"
 wait "$SC_PID"; RC=$?
 [ "$RC" -eq 0 ] || fail "sidecar exit $RC"
@@ -30,11 +22,7 @@ grep -q "still running 300 ms after SIGTERM; sending SIGKILL" "$SC_OUT" || fail 
 grep -q "killed by signal 9" "$SC_OUT" && dead "$MP" || fail "master not killed"
 pass "master ignoring SIGTERM: SIGKILL after stop_timeout_ms, exit 0"
 
-new_ports
-write_config j '"stop_timeout_ms": 60000'
-MC_STANDIN_IGNORE_SIGTERM=1 start_sidecar j
-wait_for 10 notified 'READY=1' || fail "no READY=1"
-MP=$(master_pid j)
+MC_STANDIN_IGNORE_SIGTERM=1 up j '"stop_timeout_ms": 60000'
 T0=$(now_ms)
 kill -TERM "$SC_PID"
 wait_for 5 grep_q "$SC_OUT" 'ready -> stopping' || fail "no stop started"
@@ -45,11 +33,7 @@ T1=$(now_ms)
 dead "$MP" || fail "master alive after the second SIGTERM"
 pass "second SIGTERM skips the 60 s wait: done in $((T1 - T0)) ms"
 
-new_ports
-write_config k
-start_sidecar k
-wait_for 10 notified 'READY=1' || fail "no READY=1"
-MP=$(master_pid k)
+up k
 kill_quiet "$SC_PID"
 wait_for 1 dead "$MP" || fail "master $MP survived the sidecar's SIGKILL by more than 1 s"
 pass "SIGKILL to the sidecar: master gone within 1 s"
