@@ -83,6 +83,7 @@ static const struct field master_fields[] = {
 static const struct field admin_fields[] = {
 	{ "listen", F_STR, A(listen), 1, 0, NULL },
 	{ "upstream_timeout_ms", F_INT, A(upstream_timeout_ms), 1, 600000, NULL },
+	{ "metrics_timeout_ms", F_INT, A(metrics_timeout_ms), 1, 600000, NULL },
 	{ "max_connections", F_INT, A(max_connections), 1, 65536, NULL },
 	{ NULL, 0, 0, 0, 0, NULL }
 };
@@ -603,6 +604,7 @@ cfg_defaults(struct cfg *c)
 	c->master.url = xstrdup("");
 	c->admin.listen = xstrdup("0.0.0.0:9103");
 	c->admin.upstream_timeout_ms = 2000;
+	c->admin.metrics_timeout_ms = 100;
 	c->admin.max_connections = 512;
 	c->endpoints.flavor = xstrdup("vllm");
 	c->endpoints.store_config = json_object();

@@ -66,6 +66,7 @@ struct cfg {
 		int		 family;
 		long		 port;
 		long		 upstream_timeout_ms;
+		long		 metrics_timeout_ms;
 		long		 max_connections;
 	} admin;
 	struct {

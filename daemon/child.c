@@ -12,6 +12,7 @@
 #include "child.h"
 #include "clock.h"
 #include "log.h"
+#include "metrics.h"
 #include "xalloc.h"
 
 extern char **environ;
@@ -101,7 +102,8 @@ child_free(struct child *c)
 {
 	for (size_t i = 0; i < nchildren; i++)
 		if (children[i] == c) {
-			children[i] = children[--nchildren];
+			memmove(children + i, children + i + 1, (nchildren - i - 1) * sizeof *children);
+			nchildren--;
 			break;
 		}
 	if (nchildren == 0) {
@@ -325,6 +327,7 @@ child_spawn(struct child *c)
 		_exit(127);
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	metrics_observe(OP_SPAWN, pid < 0 ? ST_ERROR : ST_OK, mono_now() - now);
 	close(pfd[1]);
 	if (pid < 0) {
 		snprintf(why, sizeof why, "fork: %s", strerror(errno));
@@ -471,6 +474,13 @@ child_exited(struct child *c, int status)
 		return;
 	}
 	schedule_restart(c, now, how);
+}
+
+size_t
+child_list(struct child ***list)
+{
+	*list = children;
+	return nchildren;
 }
 
 void

@@ -62,6 +62,8 @@ void		 child_stop(struct child *, int);
 void		 child_reopen_log(struct child *);
 int		 child_running(const struct child *);
 const char	*child_state_name(int);
+/* Every supervised child, in creation order. */
+size_t		 child_list(struct child ***);
 /* Reap every exited child and hand each status to its owner. */
 void		 child_reap(void);
 /* Build "KEY=value" vectors: the sidecar's environment with the list applied over it. */

@@ -9,11 +9,13 @@
 #include <sysexits.h>
 #include <unistd.h>
 #include <event2/event.h>
+#include "admin.h"
 #include "atomicfile.h"
 #include "cfg.h"
 #include "clock.h"
 #include "log.h"
 #include "master.h"
+#include "metrics.h"
 #include "notify.h"
 #include "plan.h"
 #include "sidecar.h"
@@ -193,8 +195,12 @@ main(int argc, char **argv)
 		event_add(sigev[i], NULL);
 	}
 	notify_init(sc.base);
+	sc.started = mono_now();
+	metrics_init();
 	log_notice("mooncake-sidecar %s on node %s, job %s, run dir %s", PACKAGE_VERSION,
 	    sc.cfg.job.node, sc.cfg.job.id, sc.cfg.job.run_dir);
+	if ((sc.admin = admin_new(&sc, err, sizeof err)) == NULL)
+		fatalx(EX_UNAVAILABLE, "admin: %s", err);
 	if (sc.cfg.master.runs_here) {
 		sc.master = master_new(sc.base, &sc.cfg, master_changed, &sc);
 		master_start(sc.master);
@@ -204,8 +210,10 @@ main(int argc, char **argv)
 
 	event_base_dispatch(sc.base);
 
+	admin_free(sc.admin);
 	if (sc.master != NULL)
 		master_free(sc.master);
+	metrics_free();
 	notify_free();
 	for (size_t i = 0; i < 4; i++)
 		event_free(sigev[i]);

@@ -6,6 +6,7 @@
 #include "clock.h"
 #include "log.h"
 #include "master.h"
+#include "metrics.h"
 #include "ports.h"
 #include "probe.h"
 #include "xalloc.h"
@@ -247,6 +248,8 @@ probe_done(struct probe *p, void *arg)
 		snprintf(st->detail, sizeof st->detail, "/health says the service is not ready");
 	} else
 		snprintf(st->detail, sizeof st->detail, "%s", ok ? "ok" : r->detail);
+	metrics_observe(OP_PROBE_RPC + sl->idx, ok ? ST_OK : r->timeout ? ST_TIMEOUT : ST_ERROR,
+	    r->seconds);
 	st->ok = ok;
 	st->seconds = r->seconds;
 	st->at = mono_now();

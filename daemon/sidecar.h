@@ -5,12 +5,15 @@
 #include "cfg.h"
 
 struct master;
+struct admin;
 
 /* The one daemon: its loop, its configuration and what it supervises. */
 struct sidecar {
 	struct event_base	*base;
 	struct cfg		 cfg;
 	struct master		*master;
+	struct admin		*admin;
+	double			 started;	/* monotonic */
 	int			 stopping;
 	int			 ready_sent;
 };

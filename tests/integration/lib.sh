@@ -96,6 +96,9 @@ write_config() {
 	for key in "${!dflt[@]}"; do
 		case $mextra in *"\"$key\""*) ;; *) defaults="$defaults${dflt[$key]}, " ;; esac
 	done
+	local admin='"admin": { "listen": "127.0.0.1:'"$SIDE"'" }'
+	extra=${extra//@SIDE@/$SIDE}	# the admin port is only known here
+	case $extra in *'"admin"'*) admin=$extra; extra="" ;; esac
 	mkdir -p "$T/$name"
 	cat >"$T/$name.json" <<JSON
 {
@@ -106,7 +109,7 @@ write_config() {
     "rpc_port": $RPC, "http_metadata_port": $META, "metrics_port": $ADMIN${mextra:+,
     $mextra}
   },
-  "admin": { "listen": "127.0.0.1:$SIDE" }${extra:+,
+  $admin${extra:+,
   $extra}
 }
 JSON
@@ -148,3 +151,8 @@ master_pid() { cat "$T/$1/mooncake_master.pid" 2>/dev/null; }
 notified() { grep -q -- "$1" "$NOTIFY_OUT" 2>/dev/null; }
 exec_count() { count "$EVENTS" '^exec '; }
 execs_at_least() { [ "$(exec_count)" -ge "$1" ]; }
+
+# The sidecar's admin port: adm PATH [curl args] prints the body; adm_code PATH prints the status.
+adm() { curl -s "http://127.0.0.1:$SIDE$1" "${@:2}"; }
+adm_code() { curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$SIDE$1" "${@:2}"; }
+direct() { curl -s "http://127.0.0.1:$ADMIN$1"; }

@@ -6,6 +6,8 @@
  *   testkit now                    CLOCK_MONOTONIC in ns
  *   testkit alive PID              exit 0 when PID exists and is not a zombie
  *   testkit kill SIG PID           send SIG to PID and print CLOCK_MONOTONIC (ns) taken just before
+ *   testkit flood PORT PATH N MS   N concurrent GETs to 127.0.0.1:PORT; after at most MS ms print
+ *                                  "CODE COUNT" per status and "unanswered COUNT"
  */
 #include "config.h"
 #include <arpa/inet.h>
@@ -18,6 +20,8 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 static long long
@@ -119,6 +123,68 @@ alive(long pid)
 	return rp != NULL && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X' ? 0 : 1;
 }
 
+static int
+flood(int port, const char *path, int n, int ms)
+{
+	struct pollfd *pf = calloc((size_t)n, sizeof *pf);
+	char (*resp)[16] = calloc((size_t)n, sizeof *resp);
+	int *got = calloc((size_t)n, sizeof *got), open_n = 0, codes[600] = { 0 }, unanswered = 0;
+	char req[512];
+	long long deadline = now_ns() + (long long)ms * 1000000LL;
+	snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", path);
+	for (int i = 0; i < n; i++) {
+		struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+		    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		pf[i].fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (pf[i].fd < 0 || connect(pf[i].fd, (struct sockaddr *)&sin, sizeof sin) != 0 ||
+		    write(pf[i].fd, req, strlen(req)) != (ssize_t)strlen(req)) {
+			perror("flood");
+			return 1;
+		}
+		fcntl(pf[i].fd, F_SETFL, O_NONBLOCK);
+		pf[i].events = POLLIN;
+		open_n++;
+	}
+	while (open_n > 0 && now_ns() < deadline) {
+		if (poll(pf, (nfds_t)n, 10) <= 0)
+			continue;
+		for (int i = 0; i < n; i++) {
+			char buf[4096];
+			ssize_t r;
+			if (pf[i].fd < 0 || !(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			r = read(pf[i].fd, buf, sizeof buf);
+			if (r > 0 && got[i] < 15) {
+				int k = r < 15 - got[i] ? (int)r : 15 - got[i];
+				memcpy(resp[i] + got[i], buf, (size_t)k);
+				got[i] += k;
+			}
+			if (r == 0 || (r < 0 && errno != EAGAIN)) {
+				close(pf[i].fd);
+				pf[i].fd = -1;
+				open_n--;
+			}
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		int code = got[i] >= 12 && strncmp(resp[i], "HTTP/1.", 7) == 0 ? atoi(resp[i] + 9) : 0;
+		if (code > 0 && code < 600)
+			codes[code]++;
+		else
+			unanswered++;
+		if (pf[i].fd >= 0)
+			close(pf[i].fd);
+	}
+	for (int c = 0; c < 600; c++)
+		if (codes[c])
+			printf("%d %d\n", c, codes[c]);
+	printf("unanswered %d\n", unanswered);
+	free(pf);
+	free(resp);
+	free(got);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -132,6 +198,8 @@ main(int argc, char **argv)
 		return printf("%lld\n", now_ns()) < 0;
 	if (argc >= 3 && strcmp(argv[1], "alive") == 0)
 		return alive(atol(argv[2]));
+	if (argc >= 6 && strcmp(argv[1], "flood") == 0)
+		return flood(atoi(argv[2]), argv[3], atoi(argv[4]), atoi(argv[5]));
 	if (argc >= 4 && strcmp(argv[1], "kill") == 0) {
 		long long t = now_ns();
 		if (kill((pid_t)atol(argv[3]), atoi(argv[2])) != 0) {
@@ -140,6 +208,6 @@ main(int argc, char **argv)
 		}
 		return printf("%lld\n", t) < 0;
 	}
-	fprintf(stderr, "usage: testkit freeports N | hold PORT [ADDR] | notify-recv PATH | now | alive PID | kill SIG PID\n");
+	fprintf(stderr, "usage: testkit freeports N | hold PORT [ADDR] | notify-recv PATH | now | alive PID | kill SIG PID | flood PORT PATH N MS\n");
 	return 2;
 }

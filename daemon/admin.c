@@ -1,0 +1,541 @@
+/*
+ * The admin HTTP server: libmicrohttpd in external epoll mode, its epoll fd and timeout driven by the
+ * sidecar's libevent loop (no MHD threads). Proxied routes suspend the MHD connection while the
+ * upstream request runs on the same loop, so a slow master never delays the other routes.
+ */
+#include "config.h"
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <microhttpd.h>
+#include <jansson.h>
+#include "admin.h"
+#include "buf.h"
+#include "child.h"
+#include "clock.h"
+#include "log.h"
+#include "master.h"
+#include "metrics.h"
+#include "proxy.h"
+#include "sidecar.h"
+#include "xalloc.h"
+
+#define ADMIN_MEMORY_LIMIT	8192	/* request line and headers */
+#define ADMIN_IDLE_TIMEOUT_S	10
+
+static const char *const proxied[] = {
+	"/health", "/role", "/leader", "/ha_status", "/metrics/summary", "/query_key",
+	"/batch_query_keys", "/get_all_segments", NULL
+};
+
+struct request;
+
+struct admin {
+	struct sidecar		*sc;
+	struct MHD_Daemon	*mhd;
+	struct event		*io;
+	struct event		*timer;
+	struct proxy		*proxy;
+	struct request		*suspended;	/* list of requests waiting for the upstream */
+};
+
+struct request {
+	struct admin		*a;
+	struct MHD_Connection	*conn;
+	const char		*route;
+	int			 code;
+	struct MHD_Response	*resp;		/* ready to queue after a resume */
+	struct proxy_req	*up;
+	struct buf		 own;		/* /metrics: the sidecar's part */
+	struct request		*next;
+};
+
+static void admin_run(struct admin *);
+
+static const char *
+master_state(const struct admin *a)
+{
+	const struct child *c = a->sc->master ? master_child(a->sc->master) : NULL;
+	return c ? child_state_name(c->state) : "absent";
+}
+
+static struct MHD_Response *
+make_response(const char *ctype, const void *body, size_t len)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body,
+	    MHD_RESPMEM_MUST_COPY);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	return r;
+}
+
+static enum MHD_Result
+respond(struct request *r, int code, const char *ctype, const char *body, size_t len)
+{
+	struct MHD_Response *resp = make_response(ctype, body, len);
+	enum MHD_Result ret;
+	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	r->code = code;
+	ret = MHD_queue_response(r->conn, (unsigned)code, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static enum MHD_Result
+respond_text(struct request *r, int code, const char *text)
+{
+	return respond(r, code, "text/plain; charset=utf-8", text, strlen(text));
+}
+
+/* A JSON error body: {"error": msg, "state": <master state>}. */
+static char *
+error_json(const struct admin *a, const char *msg)
+{
+	json_t *o = json_pack("{s:s, s:s}", "error", msg, "state", master_state(a));
+	char *s = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	return s;
+}
+
+static enum MHD_Result
+respond_error(struct request *r, int code, const char *msg)
+{
+	char *s = error_json(r->a, msg);
+	enum MHD_Result ret = respond(r, code, "application/json", s, strlen(s));
+	free(s);
+	return ret;
+}
+
+static void
+suspend(struct request *r)
+{
+	MHD_suspend_connection(r->conn);
+	r->next = r->a->suspended;
+	r->a->suspended = r;
+}
+
+static void
+resume(struct request *r, int code, struct MHD_Response *resp)
+{
+	struct request **pp;
+	for (pp = &r->a->suspended; *pp != NULL && *pp != r; pp = &(*pp)->next)
+		;
+	if (*pp == r)
+		*pp = r->next;
+	r->up = NULL;
+	r->code = code;
+	r->resp = resp;
+	MHD_resume_connection(r->conn);
+	admin_run(r->a);
+}
+
+static void
+proxy_done(const struct proxy_response *pr, void *arg)
+{
+	struct request *r = arg;
+	struct admin *a = r->a;
+	struct MHD_Response *resp;
+	int code;
+	char msg[128];
+
+	metrics_observe(OP_PROXY, pr->outcome == PROXY_OK ? ST_OK :
+	    pr->outcome == PROXY_TIMEOUT ? ST_TIMEOUT : ST_ERROR, pr->seconds);
+	if (pr->outcome == PROXY_OK) {
+		code = pr->status;
+		resp = make_response(pr->content_type ? pr->content_type : "text/plain", pr->body,
+		    pr->len);
+		MHD_add_response_header(resp, "X-Mooncake-Sidecar-Upstream", proxy_upstream(a->proxy));
+	} else {
+		char *s;
+		code = pr->outcome == PROXY_TIMEOUT ? MHD_HTTP_GATEWAY_TIMEOUT : MHD_HTTP_BAD_GATEWAY;
+		if (pr->outcome == PROXY_TIMEOUT)
+			snprintf(msg, sizeof msg, "the master did not answer within %ld ms",
+			    a->sc->cfg.admin.upstream_timeout_ms);
+		else if (pr->outcome == PROXY_TOO_LARGE)
+			snprintf(msg, sizeof msg, "the master's answer is larger than %d bytes",
+			    PROXY_MAX_BODY);
+		else
+			snprintf(msg, sizeof msg, "cannot reach the master's admin port %s",
+			    proxy_upstream(a->proxy));
+		s = error_json(a, msg);
+		resp = make_response("application/json", s, strlen(s));
+		free(s);
+	}
+	resume(r, code, resp);
+}
+
+static void
+metrics_done(const struct proxy_response *pr, void *arg)
+{
+	struct request *r = arg;
+	metrics_observe(OP_PROXY, pr->outcome == PROXY_OK ? ST_OK :
+	    pr->outcome == PROXY_TIMEOUT ? ST_TIMEOUT : ST_ERROR, pr->seconds);
+	/* The master's families are appended unchanged when it answers; the sidecar's own always. */
+	if (pr->outcome == PROXY_OK && pr->status == 200) {
+		buf_add(&r->own, pr->body, pr->len);
+		if (pr->len > 0 && pr->body[pr->len - 1] != '\n')
+			buf_puts(&r->own, "\n");
+	}
+	resume(r, 200, make_response("text/plain; version=0.0.4; charset=utf-8", r->own.p, r->own.len));
+}
+
+static int
+master_running(const struct admin *a)
+{
+	const struct child *c = a->sc->master ? master_child(a->sc->master) : NULL;
+	return c != NULL && c->pid > 0 && (c->state == CHILD_STARTING || c->state == CHILD_READY);
+}
+
+static int
+unreserved(unsigned char ch)
+{
+	return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+	    ch == '-' || ch == '.' || ch == '_' || ch == '~' || ch == ',';
+}
+
+static void
+encode(struct buf *b, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if (unreserved(ch))
+			buf_add(b, s + i, 1);
+		else
+			buf_printf(b, "%%%02X", ch);
+	}
+}
+
+static int
+has_control(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return 1;
+	return 0;
+}
+
+struct query {
+	struct buf	b;
+	int		bad;
+};
+
+/* Re-encode every query argument; a decoded control character makes the request a 400. */
+static enum MHD_Result
+query_arg(void *cls, enum MHD_ValueKind kind, const char *key, size_t klen, const char *val, size_t vlen)
+{
+	struct query *q = cls;
+	if (has_control(key, klen) || (val != NULL && has_control(val, vlen))) {
+		q->bad = 1;
+		return MHD_NO;
+	}
+	buf_puts(&q->b, q->b.len ? "&" : "?");
+	encode(&q->b, key, klen);
+	if (val != NULL) {
+		buf_puts(&q->b, "=");
+		encode(&q->b, val, vlen);
+	}
+	return MHD_YES;
+}
+
+static char *
+status_json(const struct sidecar *sc)
+{
+	json_t *o = json_object(), *m, *w = json_array(), *e;
+	const struct child *c = sc->master ? master_child(sc->master) : NULL;
+	json_object_set_new(o, "version", json_string(PACKAGE_VERSION));
+	json_object_set_new(o, "node", json_string(sc->cfg.job.node));
+	json_object_set_new(o, "job_id", json_string(sc->cfg.job.id));
+	json_object_set_new(o, "uptime_s", json_real(mono_now() - sc->started));
+	json_object_set_new(o, "ready", json_boolean(c != NULL && c->state == CHILD_READY));
+	if (c != NULL) {
+		json_t *probes = json_object();
+		static const char *const names[PROBE_COUNT] = { "rpc", "metadata", "admin" };
+		m = json_object();
+		json_object_set_new(m, "state", json_string(child_state_name(c->state)));
+		json_object_set_new(m, "reason", json_string(c->reason));
+		json_object_set_new(m, "pid", c->pid > 0 ? json_integer(c->pid) : json_null());
+		json_object_set_new(m, "restarts", json_integer(c->restarts));
+		json_object_set_new(m, "generation", json_integer(master_generation(sc->master)));
+		if (c->last_code >= 0)
+			json_object_set_new(m, "last_exit", json_pack("{s:i}", "code", c->last_code));
+		else if (c->last_signal >= 0)
+			json_object_set_new(m, "last_exit", json_pack("{s:i}", "signal", c->last_signal));
+		else
+			json_object_set_new(m, "last_exit", json_null());
+		if (c->state == CHILD_READY) {
+			char ts[64];
+			time_t t = (time_t)c->ready_wall;
+			struct tm tm;
+			gmtime_r(&t, &tm);
+			strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+			json_object_set_new(m, "ready_since", json_string(ts));
+		} else
+			json_object_set_new(m, "ready_since", json_null());
+		json_object_set_new(m, "ports", json_pack("{s:i, s:i, s:i}", "rpc",
+		    (int)sc->cfg.master.rpc_port, "metadata", (int)sc->cfg.master.http_metadata_port,
+		    "admin", (int)sc->cfg.master.metrics_port));
+		for (int i = 0; i < PROBE_COUNT; i++) {
+			const struct probe_stat *s = master_probe_stat(sc->master, i);
+			if (i == PROBE_METADATA && sc->cfg.master.http_metadata_port == 0)
+				continue;
+			json_object_set_new(probes, names[i], json_pack("{s:b, s:f, s:s, s:o}", "ok", s->ok,
+			    "last_ms", s->seconds * 1000.0, "detail", s->detail, "age_ms",
+			    s->at > 0 ? json_real((mono_now() - s->at) * 1000.0) : json_null()));
+		}
+		json_object_set_new(m, "probes", probes);
+	} else
+		m = json_pack("{s:s, s:s}", "state", "absent", "node", sc->cfg.master.node);
+	json_object_set_new(o, "master", m);
+	json_object_set_new(o, "workers", w);
+	e = json_pack("{s:i, s:s, s:n}", "generation", sc->master ? (int)master_generation(sc->master) : 0,
+	    "dir", sc->cfg.job.run_dir, "written_at");
+	json_object_set_new(o, "endpoints", e);
+	char *s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_INDENT(2));
+	json_decref(o);
+	return s;
+}
+
+static enum MHD_Result
+route(struct request *r, const char *url)
+{
+	struct admin *a = r->a;
+	struct query q = { { NULL, 0, 0 }, 0 };
+
+	for (int i = 0; proxied[i] != NULL; i++) {
+		if (strcmp(url, proxied[i]) != 0)
+			continue;
+		r->route = proxied[i];
+		MHD_get_connection_values_n(r->conn, MHD_GET_ARGUMENT_KIND, query_arg, &q);
+		if (q.bad) {
+			buf_free(&q.b);
+			return respond_error(r, MHD_HTTP_BAD_REQUEST, "control character in the query");
+		}
+		if (!master_running(a)) {
+			buf_free(&q.b);
+			return respond_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, a->sc->master ?
+			    "the master is not running" : "no master runs on this node");
+		}
+		char *path = xasprintf("%s%s", url, q.b.p ? q.b.p : "");
+		buf_free(&q.b);
+		suspend(r);
+		r->up = proxy_get(a->proxy, path, 0, proxy_done, r);
+		free(path);
+		return MHD_YES;
+	}
+	if (strcmp(url, "/livez") == 0) {
+		r->route = "/livez";
+		return respond_text(r, MHD_HTTP_OK, "ok");
+	}
+	if (strcmp(url, "/readyz") == 0) {
+		const struct child *c = a->sc->master ? master_child(a->sc->master) : NULL;
+		char why[400];
+		r->route = "/readyz";
+		if (c != NULL && c->state == CHILD_READY)
+			return respond_text(r, MHD_HTTP_OK, "ready");
+		if (c == NULL)
+			snprintf(why, sizeof why, "not ready: no master runs on this node");
+		else
+			snprintf(why, sizeof why, "not ready: master %s%s%s", child_state_name(c->state),
+			    c->reason[0] ? ": " : "", c->reason);
+		return respond_text(r, MHD_HTTP_SERVICE_UNAVAILABLE, why);
+	}
+	if (strcmp(url, "/status") == 0) {
+		char *s = status_json(a->sc);
+		enum MHD_Result ret;
+		r->route = "/status";
+		ret = respond(r, MHD_HTTP_OK, "application/json", s, strlen(s));
+		free(s);
+		return ret;
+	}
+	if (strcmp(url, "/endpoints") == 0) {
+		r->route = "/endpoints";
+		return respond_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "no endpoint files written yet");
+	}
+	if (strcmp(url, "/metrics") == 0) {
+		r->route = "/metrics";
+		metrics_render(&r->own, a->sc);
+		/* A master whose admin port failed its last probe is not waited for at all. */
+		if (!master_running(a) || !master_probe_stat(a->sc->master, PROBE_ADMIN)->ok)
+			return respond(r, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", r->own.p,
+			    r->own.len);
+		suspend(r);
+		r->up = proxy_get(a->proxy, "/metrics", a->sc->cfg.admin.metrics_timeout_ms, metrics_done,
+		    r);
+		return MHD_YES;
+	}
+	r->route = "other";
+	{
+		json_t *o = json_pack("{s:s, s:s}", "error", "not found", "path", url);
+		char *s = json_dumps(o, JSON_COMPACT);
+		enum MHD_Result ret = respond(r, MHD_HTTP_NOT_FOUND, "application/json", s, strlen(s));
+		json_decref(o);
+		free(s);
+		return ret;
+	}
+}
+
+static enum MHD_Result
+handler(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+    const char *version, const char *upload_data, size_t *upload_size, void **con_cls)
+{
+	struct request *r = *con_cls;
+	const char *cl, *te;
+
+	if (r == NULL) {
+		r = xcalloc(1, sizeof *r);
+		r->a = cls;
+		r->conn = conn;
+		r->route = "other";
+		*con_cls = r;
+		if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+			return respond_error(r, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD are allowed");
+		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+		te = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+		if ((cl != NULL && strtol(cl, NULL, 10) != 0) || te != NULL)
+			return respond_error(r, MHD_HTTP_CONTENT_TOO_LARGE, "request bodies are not accepted");
+		if (has_control(url, strlen(url)))
+			return respond_error(r, MHD_HTTP_BAD_REQUEST, "control character in the path");
+		return route(r, url);
+	}
+	if (r->resp != NULL) {
+		enum MHD_Result ret = MHD_queue_response(conn, (unsigned)r->code, r->resp);
+		MHD_destroy_response(r->resp);
+		r->resp = NULL;
+		return ret;
+	}
+	*upload_size = 0;
+	return MHD_YES;
+}
+
+static void
+completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode tc)
+{
+	struct request *r = *con_cls;
+	if (r == NULL)
+		return;
+	metrics_http(r->route, r->code);
+	proxy_cancel(r->up);
+	if (r->resp != NULL)
+		MHD_destroy_response(r->resp);
+	buf_free(&r->own);
+	free(r);
+	*con_cls = NULL;
+}
+
+/* Decode %XX like MHD does, but keep a decoded NUL visible (as DEL) so the handler rejects it
+ * instead of seeing a silently truncated string. */
+static size_t
+unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+	char *w = s;
+	for (char *p = s; *p; p++) {
+		if (p[0] == '%' && p[1] && p[2] && strchr("0123456789abcdefABCDEF", p[1]) &&
+		    strchr("0123456789abcdefABCDEF", p[2])) {
+			char hex[3] = { p[1], p[2], 0 };
+			char ch = (char)strtol(hex, NULL, 16);
+			*w++ = ch == '\0' ? 0x7f : ch;
+			p += 2;
+		} else
+			*w++ = *p;
+	}
+	*w = '\0';
+	return (size_t)(w - s);
+}
+
+static void
+mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char buf[512];
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	buf[strcspn(buf, "\n")] = '\0';
+	log_debug("admin: %s", buf);
+}
+
+static void
+admin_run(struct admin *a)
+{
+	MHD_UNSIGNED_LONG_LONG ms;
+	MHD_run(a->mhd);
+	if (MHD_get_timeout(a->mhd, &ms) == MHD_YES) {
+		struct timeval tv = ms_tv((long)ms);
+		evtimer_add(a->timer, &tv);
+	} else
+		evtimer_del(a->timer);
+}
+
+static void
+io_cb(evutil_socket_t fd, short what, void *arg)
+{
+	admin_run(arg);
+}
+
+struct admin *
+admin_new(struct sidecar *sc, char *err, size_t errlen)
+{
+	struct admin *a = xcalloc(1, sizeof *a);
+	struct sockaddr_storage ss = { 0 };
+	const union MHD_DaemonInfo *info;
+	char rpc[64], admin_host[64];
+	unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+
+	if (sc->cfg.admin.family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)sc->cfg.admin.port);
+		inet_pton(AF_INET6, sc->cfg.admin.host, &s6->sin6_addr);
+		flags |= MHD_USE_IPv6;
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)sc->cfg.admin.port);
+		inet_pton(AF_INET, sc->cfg.admin.host, &s4->sin_addr);
+	}
+	a->sc = sc;
+	a->mhd = MHD_start_daemon(flags, (uint16_t)sc->cfg.admin.port, NULL, NULL, handler, a,
+	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, a,
+	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)sc->cfg.admin.max_connections,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)ADMIN_IDLE_TIMEOUT_S,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)ADMIN_MEMORY_LIMIT,
+	    MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024,
+	    MHD_OPTION_NOTIFY_COMPLETED, completed, a,
+	    MHD_OPTION_UNESCAPE_CALLBACK, unescape, a,
+	    MHD_OPTION_END);
+	if (a->mhd == NULL) {
+		snprintf(err, errlen, "cannot listen on %s (admin.listen): the address is in use or not "
+		    "local", sc->cfg.admin.listen);
+		free(a);
+		return NULL;
+	}
+	info = MHD_get_daemon_info(a->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+	a->io = event_new(sc->base, info->epoll_fd, EV_READ | EV_PERSIST, io_cb, a);
+	event_add(a->io, NULL);
+	a->timer = evtimer_new(sc->base, io_cb, a);
+	master_probe_hosts(&sc->cfg, rpc, admin_host, sizeof rpc);
+	a->proxy = proxy_new(sc->base, admin_host, (int)sc->cfg.master.metrics_port,
+	    sc->cfg.admin.upstream_timeout_ms);
+	admin_run(a);
+	log_info("admin: listening on %s", sc->cfg.admin.listen);
+	return a;
+}
+
+void
+admin_free(struct admin *a)
+{
+	if (a == NULL)
+		return;
+	while (a->suspended != NULL) {
+		struct request *r = a->suspended;
+		char *s = error_json(a, "the sidecar is stopping");
+		proxy_cancel(r->up);
+		resume(r, MHD_HTTP_SERVICE_UNAVAILABLE, make_response("application/json", s, strlen(s)));
+		free(s);
+	}
+	MHD_stop_daemon(a->mhd);
+	event_free(a->io);
+	event_free(a->timer);
+	proxy_free(a->proxy);
+	free(a);
+}

@@ -1,0 +1,13 @@
+#ifndef DAEMON_ADMIN_H
+#define DAEMON_ADMIN_H
+#include <stddef.h>
+
+struct sidecar;
+struct admin;
+
+/* Start the admin HTTP server on admin.listen, driven by the sidecar's loop. NULL with err filled
+ * when it cannot listen. */
+struct admin	*admin_new(struct sidecar *, char *, size_t);
+/* Answer every suspended request with 503 and stop listening. */
+void		 admin_free(struct admin *);
+#endif

@@ -1,0 +1,59 @@
+#include "config.h"
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include "prom.h"
+#include "unit.h"
+
+START_TEST(test_family_and_samples)
+{
+	struct buf b = { 0 };
+	const char *l[] = { "operation", "probe_rpc", "status", "ok", NULL };
+	prom_family(&b, "x_total", "Things\nwith \\ backslash.", "counter");
+	prom_sample(&b, "x_total", l, 3);
+	prom_sample(&b, "x_total", NULL, 0.25);
+	prom_sample(&b, "x_total", NULL, INFINITY);
+	prom_sample(&b, "x_total", NULL, 1e20);
+	ck_assert_str_eq(b.p, "# HELP x_total Things\\nwith \\\\ backslash.\n# TYPE x_total counter\n"
+	    "x_total{operation=\"probe_rpc\",status=\"ok\"} 3\nx_total 0.25\nx_total +Inf\nx_total 1e+20\n");
+	buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_label_escaping)
+{
+	struct buf b = { 0 };
+	const char *l[] = { "route", "a\"b\\c\nd", NULL };
+	prom_sample(&b, "m", l, 1);
+	ck_assert_str_eq(b.p, "m{route=\"a\\\"b\\\\c\\nd\"} 1\n");
+	buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_buf)
+{
+	struct buf b = { 0 };
+	size_t n;
+	char *p;
+	for (int i = 0; i < 1000; i++)
+		buf_printf(&b, "%04d,", i);
+	ck_assert_uint_eq(b.len, 5000);
+	p = buf_take(&b, &n);
+	ck_assert_uint_eq(n, 5000);
+	ck_assert_int_eq(p[4999], ',');
+	ck_assert_ptr_null(b.p);
+	free(p);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("prom");
+	TCase *tc = tcase_create("prom");
+	tcase_add_test(tc, test_family_and_samples);
+	tcase_add_test(tc, test_label_escaping);
+	tcase_add_test(tc, test_buf);
+	suite_add_tcase(s, tc);
+	return unit_run(s);
+}
