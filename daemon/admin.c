@@ -36,6 +36,7 @@ struct admin {
 	struct MHD_Daemon	*mhd;
 	struct event		*io;
 	struct event		*timer;
+	struct event		*kick;		/* one MHD_run after all resumes of a loop pass */
 	struct proxy		*proxy;
 	struct request		*suspended;	/* list of requests waiting for the upstream */
 };
@@ -51,7 +52,6 @@ struct request {
 	struct request		*next;
 };
 
-static void admin_run(struct admin *);
 
 static const char *
 master_state(const struct admin *a)
@@ -128,7 +128,7 @@ resume(struct request *r, int code, struct MHD_Response *resp)
 	r->code = code;
 	r->resp = resp;
 	MHD_resume_connection(r->conn);
-	admin_run(r->a);
+	event_active(r->a->kick, EV_TIMEOUT, 0);
 }
 
 static void
@@ -389,6 +389,9 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 		r->conn = conn;
 		r->route = "other";
 		*con_cls = r;
+		/* Errors answer at once (and the connection closes, as MHD does for early answers);
+		 * a good request is routed on the next call, once MHD holds all of it, so that the
+		 * connection stays alive. */
 		if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 			return respond_error(r, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD are allowed");
 		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -397,7 +400,7 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 			return respond_error(r, MHD_HTTP_CONTENT_TOO_LARGE, "request bodies are not accepted");
 		if (has_control(url, strlen(url)))
 			return respond_error(r, MHD_HTTP_BAD_REQUEST, "control character in the path");
-		return route(r, url);
+		return MHD_YES;
 	}
 	if (r->resp != NULL) {
 		enum MHD_Result ret = MHD_queue_response(conn, (unsigned)r->code, r->resp);
@@ -405,8 +408,13 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 		r->resp = NULL;
 		return ret;
 	}
-	*upload_size = 0;
-	return MHD_YES;
+	if (*upload_size != 0) {
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (r->up != NULL)
+		return MHD_YES;
+	return route(r, url);
 }
 
 static void
@@ -478,7 +486,7 @@ admin_new(struct sidecar *sc, char *err, size_t errlen)
 	struct sockaddr_storage ss = { 0 };
 	const union MHD_DaemonInfo *info;
 	char rpc[64], admin_host[64];
-	unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+	unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG | MHD_USE_TURBO;
 
 	if (sc->cfg.admin.family == AF_INET6) {
 		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
@@ -513,6 +521,7 @@ admin_new(struct sidecar *sc, char *err, size_t errlen)
 	a->io = event_new(sc->base, info->epoll_fd, EV_READ | EV_PERSIST, io_cb, a);
 	event_add(a->io, NULL);
 	a->timer = evtimer_new(sc->base, io_cb, a);
+	a->kick = event_new(sc->base, -1, 0, io_cb, a);
 	master_probe_hosts(&sc->cfg, rpc, admin_host, sizeof rpc);
 	a->proxy = proxy_new(sc->base, admin_host, (int)sc->cfg.master.metrics_port,
 	    sc->cfg.admin.upstream_timeout_ms);
@@ -533,9 +542,11 @@ admin_free(struct admin *a)
 		resume(r, MHD_HTTP_SERVICE_UNAVAILABLE, make_response("application/json", s, strlen(s)));
 		free(s);
 	}
+	MHD_run(a->mhd);
 	MHD_stop_daemon(a->mhd);
 	event_free(a->io);
 	event_free(a->timer);
+	event_free(a->kick);
 	proxy_free(a->proxy);
 	free(a);
 }

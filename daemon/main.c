@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "log.h"
 #include "master.h"
+#include "memtrim.h"
 #include "metrics.h"
 #include "notify.h"
 #include "plan.h"
@@ -201,6 +202,7 @@ main(int argc, char **argv)
 	    sc.cfg.job.node, sc.cfg.job.id, sc.cfg.job.run_dir);
 	if ((sc.admin = admin_new(&sc, err, sizeof err)) == NULL)
 		fatalx(EX_UNAVAILABLE, "admin: %s", err);
+	log_debug("released %ld KiB of unused library pages", memtrim_unused_libraries());
 	if (sc.cfg.master.runs_here) {
 		sc.master = master_new(sc.base, &sc.cfg, master_changed, &sc);
 		master_start(sc.master);

@@ -1,41 +1,64 @@
+/*
+ * A lean HTTP/1.1 client for one upstream (the master's admin port): a pool of kept-alive
+ * connections, each with one persistent read event, requests written with send() and answers parsed
+ * in place. Nothing is re-armed per request, so a proxied request costs a send, a receive and no
+ * epoll_ctl. Requests beyond the pool wait in a queue; each has its own deadline.
+ */
 #include "config.h"
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <event2/buffer.h>
-#include <event2/http.h>
-#include <event2/keyvalq_struct.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "buf.h"
 #include "clock.h"
 #include "proxy.h"
 #include "xalloc.h"
 
 #define POOL_MAX	64
 
-struct conn {
-	struct evhttp_connection	*evcon;
-	int				 inflight;
-};
+enum { C_CLOSED, C_CONNECTING, C_IDLE, C_BUSY };
 
-struct proxy {
-	struct event_base	*base;
-	char			 host[64];
-	int			 port;
-	char			 upstream[96];
-	long			 timeout_ms;
-	struct conn		 pool[POOL_MAX];
-	int			 npool;
+struct conn {
+	struct proxy		*p;
+	int			 fd;
+	int			 state;
+	int			 reused;	/* served a request before: may have been closed by the peer */
+	struct event		*rev;
+	struct event		*wev;
+	struct buf		 in;
+	size_t			 sent;
+	struct proxy_req	*cur;
 };
 
 struct proxy_req {
 	struct proxy		*p;
 	struct conn		*c;
-	struct evhttp_request	*req;
+	char			*req;
+	size_t			 reqlen;
 	struct event		*deadline;
 	proxy_cb		 cb;
 	void			*arg;
 	double			 started;
-	int			 error;
+	int			 retried;
+	struct proxy_req	*next;		/* in the queue */
 };
+
+struct proxy {
+	struct event_base	*base;
+	char			 upstream[96];
+	struct sockaddr_storage	 ss;
+	int			 sslen;
+	long			 timeout_ms;
+	struct conn		 pool[POOL_MAX];
+	struct proxy_req	*queue, **qtail;
+};
+
+static void dispatch(struct proxy *);
+static void conn_send(struct conn *);
 
 const char *
 proxy_upstream(const struct proxy *p)
@@ -48,97 +71,383 @@ proxy_new(struct event_base *base, const char *host, int port, long timeout_ms)
 {
 	struct proxy *p = xcalloc(1, sizeof *p);
 	p->base = base;
-	snprintf(p->host, sizeof p->host, "%s", host);
-	p->port = port;
 	snprintf(p->upstream, sizeof p->upstream, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, port);
+	p->sslen = sizeof p->ss;
+	evutil_parse_sockaddr_port(p->upstream, (struct sockaddr *)&p->ss, &p->sslen);
 	p->timeout_ms = timeout_ms;
+	p->qtail = &p->queue;
+	for (int i = 0; i < POOL_MAX; i++) {
+		p->pool[i].p = p;
+		p->pool[i].fd = -1;
+	}
 	return p;
+}
+
+static void
+conn_close(struct conn *c)
+{
+	if (c->rev != NULL)
+		event_free(c->rev);
+	if (c->wev != NULL)
+		event_free(c->wev);
+	c->rev = c->wev = NULL;
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	c->state = C_CLOSED;
+	c->reused = 0;
+	c->cur = NULL;
+	buf_free(&c->in);
 }
 
 void
 proxy_free(struct proxy *p)
 {
-	for (int i = 0; i < p->npool; i++)
-		evhttp_connection_free(p->pool[i].evcon);
+	for (int i = 0; i < POOL_MAX; i++)
+		conn_close(&p->pool[i]);
+	while (p->queue != NULL)
+		proxy_cancel(p->queue);
 	free(p);
 }
 
-/* An idle kept-alive connection, a new one, or the least loaded (evhttp queues behind it). */
-static struct conn *
-pick(struct proxy *p)
-{
-	struct conn *best = NULL;
-	for (int i = 0; i < p->npool; i++) {
-		if (p->pool[i].inflight == 0)
-			return &p->pool[i];
-		if (best == NULL || p->pool[i].inflight < best->inflight)
-			best = &p->pool[i];
-	}
-	if (p->npool < POOL_MAX) {
-		struct conn *c = &p->pool[p->npool++];
-		/* The request's own deadline timer bounds the wait; this only stops stale reads. */
-		c->evcon = evhttp_connection_base_new(p->base, NULL, p->host, (ev_uint16_t)p->port);
-		evhttp_connection_set_timeout(c->evcon, (int)((p->timeout_ms + 999) / 1000) + 1);
-		evhttp_connection_set_max_body_size(c->evcon, PROXY_MAX_BODY);
-		c->inflight = 0;
-		return c;
-	}
-	return best;
-}
-
 static void
-finish(struct proxy_req *r, const struct proxy_response *resp)
+req_free(struct proxy_req *r)
 {
-	r->c->inflight--;
 	event_free(r->deadline);
-	r->cb(resp, r->arg);
+	free(r->req);
 	free(r);
 }
 
 static void
-done_cb(struct evhttp_request *req, void *arg)
+unqueue(struct proxy_req *r)
 {
-	struct proxy_req *r = arg;
-	struct proxy_response resp = { .seconds = mono_now() - r->started };
-	char *body = NULL;
-
-	if (req == NULL || evhttp_request_get_response_code(req) == 0) {
-		/* libevent reports a refused connect as EVREQ_HTTP_TIMEOUT; only the request's own
-		 * deadline (deadline_cb) means a timeout. */
-		resp.outcome = r->error == EVREQ_HTTP_DATA_TOO_LONG ? PROXY_TOO_LARGE : PROXY_FAILED;
-		finish(r, &resp);
+	struct proxy *p = r->p;
+	struct proxy_req **pp;
+	for (pp = &p->queue; *pp != NULL && *pp != r; pp = &(*pp)->next)
+		;
+	if (*pp == NULL)
 		return;
-	}
-	struct evbuffer *in = evhttp_request_get_input_buffer(req);
-	resp.outcome = PROXY_OK;
-	resp.status = evhttp_request_get_response_code(req);
-	resp.content_type = evhttp_find_header(evhttp_request_get_input_headers(req), "Content-Type");
-	resp.len = evbuffer_get_length(in);
-	body = xmalloc(resp.len + 1);
-	evbuffer_remove(in, body, resp.len);
-	body[resp.len] = '\0';
-	resp.body = body;
-	finish(r, &resp);
-	free(body);
+	*pp = r->next;
+	if (p->qtail == &r->next)
+		p->qtail = pp;
 }
 
 static void
-error_cb(enum evhttp_request_error e, void *arg)
+finish(struct proxy_req *r, struct proxy_response *resp)
 {
-	struct proxy_req *r = arg;
-	r->error = (int)e;
+	resp->seconds = mono_now() - r->started;
+	r->cb(resp, r->arg);
+	req_free(r);
+}
+
+/* The conn failed or ended its request: hand the request back or answer it. */
+static void
+conn_fail(struct conn *c, int outcome)
+{
+	struct proxy_req *r = c->cur;
+	struct proxy *p = c->p;
+	int retry = r != NULL && c->reused && c->in.len == 0 && !r->retried && outcome == PROXY_FAILED;
+	conn_close(c);
+	if (r != NULL) {
+		r->c = NULL;
+		if (retry) {
+			/* A kept-alive connection the master had closed: try once on a fresh one. */
+			r->retried = 1;
+			r->next = p->queue;
+			p->queue = r;
+			if (p->qtail == &p->queue)
+				p->qtail = &r->next;
+		} else {
+			struct proxy_response resp = { .outcome = outcome };
+			finish(r, &resp);
+		}
+	}
+	dispatch(p);
+}
+
+static const char *
+header(const char *h, const char *end, const char *name, size_t *len)
+{
+	size_t n = strlen(name);
+	for (const char *l = h; l < end; ) {
+		const char *nl = memchr(l, '\n', (size_t)(end - l));
+		if (nl == NULL)
+			nl = end;
+		if ((size_t)(nl - l) > n && strncasecmp(l, name, n) == 0 && l[n] == ':') {
+			const char *v = l + n + 1, *e = nl;
+			while (v < e && (*v == ' ' || *v == '\t'))
+				v++;
+			while (e > v && isspace((unsigned char)e[-1]))
+				e--;
+			*len = (size_t)(e - v);
+			return v;
+		}
+		l = nl + 1;
+	}
+	return NULL;
+}
+
+/* Decode a chunked body in place; returns its length, or -1 when incomplete, -2 when malformed. */
+static long
+dechunk(char *body, size_t len, size_t *consumed)
+{
+	size_t r = 0, w = 0;
+	for (;;) {
+		char *end;
+		const char *nl = memchr(body + r, '\n', len - r);
+		if (nl == NULL)
+			return -1;
+		unsigned long n = strtoul(body + r, &end, 16);
+		if (end == body + r)
+			return -2;
+		r = (size_t)(nl - body) + 1;
+		if (n == 0) {
+			const char *fin = memchr(body + r, '\n', len - r);
+			if (fin == NULL)
+				return -1;
+			*consumed = (size_t)(fin - body) + 1;
+			return (long)w;
+		}
+		if (n > PROXY_MAX_BODY || len - r < n + 2)
+			return n > PROXY_MAX_BODY ? -3 : -1;
+		memmove(body + w, body + r, n);
+		w += n;
+		r += n + 2;
+	}
+}
+
+/* Parse what arrived; 1 when an answer is complete (delivered), 0 when more is needed. */
+static int
+conn_parse(struct conn *c, int eof)
+{
+	char *d = c->in.p, *hend;
+	size_t hlen, blen, ctlen = 0, cllen = 0, tlen = 0, klen = 0;
+	const char *ct, *cl, *te, *conn_hdr;
+	struct proxy_req *r = c->cur;
+	struct proxy_response resp = { .outcome = PROXY_OK };
+	long clen = -1;
+	int keep;
+
+	if (d == NULL || (hend = strstr(d, "\r\n\r\n")) == NULL) {
+		if (c->in.len > 65536 || eof)
+			conn_fail(c, PROXY_FAILED);
+		return 0;
+	}
+	hlen = (size_t)(hend - d) + 4;
+	if (c->in.len < 12 || strncmp(d, "HTTP/1.", 7) != 0 || !isdigit((unsigned char)d[9])) {
+		conn_fail(c, PROXY_FAILED);
+		return 0;
+	}
+	resp.status = atoi(d + 9);
+	ct = header(d, hend, "Content-Type", &ctlen);
+	cl = header(d, hend, "Content-Length", &cllen);
+	te = header(d, hend, "Transfer-Encoding", &tlen);
+	conn_hdr = header(d, hend, "Connection", &klen);
+	keep = d[7] == '1' && !(conn_hdr != NULL && klen == 5 && strncasecmp(conn_hdr, "close", 5) == 0);
+	blen = c->in.len - hlen;
+	if (te != NULL && tlen >= 7 && strncasecmp(te, "chunked", 7) == 0) {
+		size_t used = 0;
+		long n = dechunk(d + hlen, blen, &used);
+		if (n == -2 || n == -3) {
+			conn_fail(c, n == -3 ? PROXY_TOO_LARGE : PROXY_FAILED);
+			return 0;
+		}
+		if (n < 0) {
+			if (eof)
+				conn_fail(c, PROXY_FAILED);
+			return 0;
+		}
+		clen = n;
+	} else if (cl != NULL) {
+		clen = strtol(cl, NULL, 10);
+		if (clen > PROXY_MAX_BODY) {
+			conn_fail(c, PROXY_TOO_LARGE);
+			return 0;
+		}
+		if (blen < (size_t)clen) {
+			if (eof)
+				conn_fail(c, PROXY_FAILED);
+			return 0;
+		}
+	} else if (!eof) {
+		if (blen > PROXY_MAX_BODY)
+			conn_fail(c, PROXY_TOO_LARGE);
+		return 0;		/* the body runs to the end of the connection */
+	} else {
+		clen = (long)blen;
+		keep = 0;
+	}
+	char *ctype = ct ? xstrndup(ct, ctlen) : NULL;
+	char saved = d[hlen + (size_t)clen];
+	d[hlen + (size_t)clen] = '\0';
+	resp.content_type = ctype;
+	resp.body = d + hlen;
+	resp.len = (size_t)clen;
+	c->cur = NULL;
+	r->c = NULL;
+	finish(r, &resp);
+	free(ctype);
+	d[hlen + (size_t)clen] = saved;
+	if (keep && c->in.len == hlen + (size_t)clen) {
+		c->state = C_IDLE;
+		c->reused = 1;
+		c->in.len = 0;
+	} else
+		conn_close(c);
+	dispatch(c->p);
+	return 1;
+}
+
+static void
+read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+	for (;;) {
+		char tmp[65536];
+		ssize_t n = recv(fd, tmp, sizeof tmp, 0);
+		if (n > 0) {
+			if (c->state != C_BUSY) {	/* unsolicited bytes on an idle connection */
+				conn_close(c);
+				return;
+			}
+			buf_add(&c->in, tmp, (size_t)n);
+			if (c->in.len > PROXY_MAX_BODY + 65536) {
+				conn_fail(c, PROXY_TOO_LARGE);
+				return;
+			}
+			if ((size_t)n < sizeof tmp) {
+				conn_parse(c, 0);
+				return;
+			}
+			continue;
+		}
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		/* EOF or error */
+		if (c->state == C_BUSY && n == 0 && c->in.len > 0)
+			conn_parse(c, 1);
+		else if (c->state == C_BUSY || c->state == C_CONNECTING)
+			conn_fail(c, PROXY_FAILED);
+		else
+			conn_close(c);
+		return;
+	}
+}
+
+static void
+write_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+	if (c->state == C_CONNECTING) {
+		int err = 0;
+		socklen_t len = sizeof err;
+		getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len);
+		if (err != 0) {
+			conn_fail(c, PROXY_FAILED);
+			return;
+		}
+		c->state = C_BUSY;
+	}
+	conn_send(c);
+}
+
+static void
+conn_send(struct conn *c)
+{
+	struct proxy_req *r = c->cur;
+	while (c->sent < r->reqlen) {
+		ssize_t n = send(c->fd, r->req + c->sent, r->reqlen - c->sent, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			event_add(c->wev, NULL);
+			return;
+		}
+		if (n < 0) {
+			conn_fail(c, PROXY_FAILED);
+			return;
+		}
+		c->sent += (size_t)n;
+	}
+}
+
+static int
+conn_open(struct conn *c)
+{
+	struct proxy *p = c->p;
+	c->fd = socket(p->ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (c->fd < 0)
+		return -1;
+	c->rev = event_new(p->base, c->fd, EV_READ | EV_PERSIST, read_cb, c);
+	c->wev = event_new(p->base, c->fd, EV_WRITE, write_cb, c);
+	event_add(c->rev, NULL);
+	c->reused = 0;
+	if (connect(c->fd, (struct sockaddr *)&p->ss, (socklen_t)p->sslen) == 0) {
+		c->state = C_BUSY;
+		return 0;
+	}
+	if (errno != EINPROGRESS)
+		return -1;
+	c->state = C_CONNECTING;
+	event_add(c->wev, NULL);
+	return 0;
+}
+
+/* Hand queued requests to idle connections, opening new ones up to the pool size. */
+static void
+dispatch(struct proxy *p)
+{
+	while (p->queue != NULL) {
+		struct conn *c = NULL, *closed = NULL;
+		for (int i = 0; i < POOL_MAX && c == NULL; i++) {
+			if (p->pool[i].state == C_IDLE)
+				c = &p->pool[i];
+			else if (p->pool[i].state == C_CLOSED && closed == NULL)
+				closed = &p->pool[i];
+		}
+		if (c == NULL && closed == NULL)
+			return;
+		struct proxy_req *r = p->queue;
+		p->queue = r->next;
+		if (p->queue == NULL)
+			p->qtail = &p->queue;
+		if (c != NULL)
+			c->state = C_BUSY;
+		else {
+			c = closed;
+			c->cur = r;
+			r->c = c;
+			c->sent = 0;
+			if (conn_open(c) != 0) {
+				conn_fail(c, PROXY_FAILED);
+				return;
+			}
+			if (c->state == C_CONNECTING)
+				continue;
+		}
+		c->cur = r;
+		r->c = c;
+		c->sent = 0;
+		c->in.len = 0;
+		conn_send(c);
+	}
 }
 
 static void
 deadline_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct proxy_req *r = arg;
-	struct proxy_response resp = { .outcome = r->req ? PROXY_TIMEOUT : PROXY_FAILED,
-	    .seconds = mono_now() - r->started };
-	/* Cancelling resets the connection: a hung master does not keep a pooled socket busy. */
-	if (r->req != NULL)
-		evhttp_cancel_request(r->req);
+	struct proxy *p = r->p;
+	struct proxy_response resp = { .outcome = PROXY_TIMEOUT };
+	if (r->c != NULL) {
+		/* The connection is stuck behind a hung master: drop it, not just the request. */
+		r->c->cur = NULL;
+		conn_close(r->c);
+		r->c = NULL;
+	} else
+		unqueue(r);
 	finish(r, &resp);
+	dispatch(p);
 }
 
 struct proxy_req *
@@ -150,21 +459,14 @@ proxy_get(struct proxy *p, const char *path, long timeout_ms, proxy_cb cb, void 
 	r->cb = cb;
 	r->arg = arg;
 	r->started = mono_now();
-	r->c = pick(p);
-	r->req = evhttp_request_new(done_cb, r);
-	evhttp_request_set_error_cb(r->req, error_cb);
-	evhttp_add_header(evhttp_request_get_output_headers(r->req), "Host", p->upstream);
+	r->req = xasprintf("GET %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: mooncake-sidecar\r\n\r\n", path,
+	    p->upstream);
+	r->reqlen = strlen(r->req);
 	r->deadline = evtimer_new(p->base, deadline_cb, r);
 	evtimer_add(r->deadline, &tv);
-	r->c->inflight++;
-	if (evhttp_make_request(r->c->evcon, r->req, EVHTTP_REQ_GET, path) != 0) {
-		/* evhttp freed the request; report from the loop so callers see one code path. */
-		struct timeval zero = { 0, 0 };
-		r->req = NULL;
-		event_free(r->deadline);
-		r->deadline = evtimer_new(p->base, deadline_cb, r);
-		evtimer_add(r->deadline, &zero);
-	}
+	*p->qtail = r;
+	p->qtail = &r->next;
+	dispatch(p);
 	return r;
 }
 
@@ -173,9 +475,11 @@ proxy_cancel(struct proxy_req *r)
 {
 	if (r == NULL)
 		return;
-	if (r->req != NULL)
-		evhttp_cancel_request(r->req);
-	r->c->inflight--;
-	event_free(r->deadline);
-	free(r);
+	if (r->c != NULL) {
+		r->c->cur = NULL;
+		conn_close(r->c);
+		r->c = NULL;
+	} else
+		unqueue(r);
+	req_free(r);
 }
