@@ -26,11 +26,10 @@ write_all(int fd, const char *p, size_t n)
 }
 
 int
-atomic_write(const char *path, const void *buf, size_t len, mode_t mode, int durable, char *err,
+atomic_write(const char *path, const void *buf, size_t len, mode_t mode, int flags, char *err,
     size_t errlen)
 {
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	char *dcopy = xstrdup(path);
 	int fd, rc = -1;
 
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
@@ -38,7 +37,7 @@ atomic_write(const char *path, const void *buf, size_t len, mode_t mode, int dur
 		snprintf(err, errlen, "open %s: %s", tmp, strerror(errno));
 		goto out;
 	}
-	if (fchmod(fd, mode) != 0 || write_all(fd, buf, len) != 0 || (durable && fsync(fd) != 0)) {
+	if (fchmod(fd, mode) != 0 || write_all(fd, buf, len) != 0 || ((flags & ATOMIC_FSYNC) && fsync(fd) != 0)) {
 		snprintf(err, errlen, "write %s: %s", tmp, strerror(errno));
 		close(fd);
 		unlink(tmp);
@@ -49,18 +48,24 @@ atomic_write(const char *path, const void *buf, size_t len, mode_t mode, int dur
 		unlink(tmp);
 		goto out;
 	}
-	if (durable) {
-		int dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd >= 0) {
-			fsync(dfd);
-			close(dfd);
-		}
-	}
+	if (flags & ATOMIC_FSYNC_DIR)
+		fsync_dir(path);
 	rc = 0;
 out:
 	free(tmp);
-	free(dcopy);
 	return rc;
+}
+
+void
+fsync_dir(const char *path)
+{
+	char *copy = xstrdup(path);
+	int dfd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	free(copy);
 }
 
 int

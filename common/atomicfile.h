@@ -4,9 +4,13 @@
 #include <sys/types.h>
 
 /* Replace path with buf so that a reader sees the old or the new content, never a mix:
- * temp file in the same directory, write, fsync (when durable), rename, fsync the directory.
- * Returns 0, or -1 with err filled. */
+ * temp file in the same directory, write, fsync, rename, fsync the directory (each fsync when
+ * its flag is given). Returns 0, or -1 with err filled. */
+#define ATOMIC_FSYNC		1
+#define ATOMIC_FSYNC_DIR	2
 int	atomic_write(const char *, const void *, size_t, mode_t, int, char *, size_t);
+/* fsync a file's directory, so that renames into it are durable. */
+void	fsync_dir(const char *);
 /* mkdir -p with mode. */
 int	mkdir_p(const char *, mode_t, char *, size_t);
 /* Read a whole small file; NULL on error. */

@@ -321,18 +321,6 @@ parse_strv(json_t *j, const char *path, char ***out, int nonempty, struct strv *
 }
 
 static void
-kvlist_free(struct kvlist *l)
-{
-	for (size_t i = 0; i < l->n; i++) {
-		free(l->v[i].key);
-		free(l->v[i].value);
-	}
-	free(l->v);
-	l->v = NULL;
-	l->n = 0;
-}
-
-static void
 parse_env(json_t *j, const char *path, struct kvlist *out, struct strv *errs)
 {
 	const char *k;
@@ -341,7 +329,7 @@ parse_env(json_t *j, const char *path, struct kvlist *out, struct strv *errs)
 		strv_pushf(errs, "%s: must be an object of strings, got %s", path, json_kind(j));
 		return;
 	}
-	kvlist_free(out);
+	kvlist_clear(out);
 	out->v = xcalloc(json_object_size(j) + 1, sizeof(struct kv));
 	json_object_foreach(j, k, v) {
 		char *p = path_join(path, k);
@@ -767,19 +755,19 @@ cfg_free(struct cfg *c)
 	strv_freev(c->master.command);
 	free(c->master.address);
 	strv_freev(c->master.extra_args);
-	kvlist_free(&c->master.env);
+	kvlist_clear(&c->master.env);
 	free(c->master.url);
 	free(c->admin.listen);
 	free(c->endpoints.flavor);
 	json_decref(c->endpoints.store_config);
-	kvlist_free(&c->endpoints.env);
+	kvlist_clear(&c->endpoints.env);
 	free(c->workers.flavor);
 	free(c->workers.dp_launch_mode);
 	free(c->workers.on_master_restart);
 	for (size_t i = 0; i < c->workers.ngroups; i++) {
 		free(c->workers.groups[i].role);
 		strv_freev(c->workers.groups[i].command);
-		kvlist_free(&c->workers.groups[i].env);
+		kvlist_clear(&c->workers.groups[i].env);
 	}
 	free(c->workers.groups);
 	memset(c, 0, sizeof *c);

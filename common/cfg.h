@@ -2,6 +2,7 @@
 #define COMMON_CFG_H
 #include <jansson.h>
 #include <netinet/in.h>
+#include "kvlist.h"
 #include "xalloc.h"
 
 enum restart_policy { RESTART_ALWAYS, RESTART_ON_FAILURE, RESTART_NEVER };
@@ -13,16 +14,6 @@ struct restart_cfg {
 	long	reset_after_ms;
 	long	burst;
 	long	burst_window_ms;
-};
-
-struct kv {
-	char	*key;
-	char	*value;
-};
-
-struct kvlist {
-	struct kv	*v;
-	size_t		 n;
 };
 
 struct worker_group {

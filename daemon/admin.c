@@ -14,6 +14,7 @@
 #include "buf.h"
 #include "child.h"
 #include "clock.h"
+#include "endpoints.h"
 #include "log.h"
 #include "master.h"
 #include "metrics.h"
@@ -289,8 +290,11 @@ status_json(const struct sidecar *sc)
 		m = json_pack("{s:s, s:s}", "state", "absent", "node", sc->cfg.master.node);
 	json_object_set_new(o, "master", m);
 	json_object_set_new(o, "workers", w);
-	e = json_pack("{s:i, s:s, s:n}", "generation", sc->master ? (int)master_generation(sc->master) : 0,
-	    "dir", sc->cfg.job.run_dir, "written_at");
+	e = json_pack("{s:i, s:s, s:o}", "generation",
+	    sc->endpoints ? (int)endpoints_generation(sc->endpoints) : 0, "dir", sc->cfg.job.run_dir,
+	    "written_at", sc->endpoints && endpoints_written_at(sc->endpoints) > 0 ?
+	    json_real(endpoints_written_at(sc->endpoints)) : json_null());
+	json_object_set_new(e, "ready", json_boolean(sc->endpoints && endpoints_ready(sc->endpoints)));
 	json_object_set_new(o, "endpoints", e);
 	char *s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_INDENT(2));
 	json_decref(o);
@@ -350,8 +354,11 @@ route(struct request *r, const char *url)
 		return ret;
 	}
 	if (strcmp(url, "/endpoints") == 0) {
+		const char *j = a->sc->endpoints ? endpoints_json(a->sc->endpoints) : NULL;
 		r->route = "/endpoints";
-		return respond_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "no endpoint files written yet");
+		if (j == NULL)
+			return respond_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "no endpoint files written yet");
+		return respond(r, MHD_HTTP_OK, "application/json", j, strlen(j));
 	}
 	if (strcmp(url, "/metrics") == 0) {
 		r->route = "/metrics";

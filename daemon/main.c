@@ -12,6 +12,7 @@
 #include "admin.h"
 #include "atomicfile.h"
 #include "cfg.h"
+#include "endpoints.h"
 #include "clock.h"
 #include "log.h"
 #include "master.h"
@@ -31,6 +32,28 @@ usage(FILE *f)
 	    "                        [--listen ADDR:PORT] [--status [URL]] [-v] [-V|--version] [-h]\n");
 }
 
+/* Keep the endpoint files in step with the master: a new ready generation writes all three, any
+ * other state marks endpoints.json not ready. force rewrites them as they stand (SIGHUP). */
+static void
+publish(struct sidecar *s, int force)
+{
+	const struct child *c = master_child(s->master);
+	int ready = c->state == CHILD_READY && !s->stopping;
+	unsigned gen = endpoints_generation(s->endpoints);
+	struct endpoints_master m = {
+		s->cfg.master.node, s->master_address, s->cfg.master.rpc_port,
+		s->cfg.master.http_metadata_port, s->cfg.master.metrics_port, c->pid, c->restarts,
+		ready ? c->ready_wall : 0, NULL
+	};
+	if (ready && master_generation(s->master) != s->published) {
+		if (endpoints_publish(s->endpoints, gen + 1, 1, &m) == 0)
+			s->published = master_generation(s->master);
+	} else if (ready && force)
+		endpoints_publish(s->endpoints, gen, 1, &m);
+	else if (!ready && gen > 0 && (endpoints_ready(s->endpoints) || force))
+		endpoints_publish(s->endpoints, gen, 0, &m);
+}
+
 void
 sidecar_update(struct sidecar *s)
 {
@@ -48,6 +71,8 @@ sidecar_update(struct sidecar *s)
 		    c->restarts, c->restarts == 1 ? "" : "s");
 	else
 		snprintf(status, sizeof status, "master %s: %s", child_state_name(c->state), c->reason);
+	if (c != NULL)
+		publish(s, 0);
 
 	if (!s->stopping && !s->ready_sent && c != NULL && c->state == CHILD_READY) {
 		notify_ready(status);
@@ -92,8 +117,10 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 	case SIGHUP:
 		notify_reloading();
 		log_notice("SIGHUP: reopening log files");
-		if (s->master != NULL)
+		if (s->master != NULL) {
 			master_reopen_log(s->master);
+			publish(s, 1);
+		}
 		s->ready_sent = 0;
 		sidecar_update(s);
 		break;
@@ -204,6 +231,11 @@ main(int argc, char **argv)
 		fatalx(EX_UNAVAILABLE, "admin: %s", err);
 	log_debug("released %ld KiB of unused library pages", memtrim_unused_libraries());
 	if (sc.cfg.master.runs_here) {
+		if (sc.cfg.master.address[0] != '\0')
+			snprintf(sc.master_address, sizeof sc.master_address, "%s", sc.cfg.master.address);
+		else
+			endpoints_local_ipv4(sc.master_address, sizeof sc.master_address);
+		sc.endpoints = endpoints_new(&sc.cfg);
 		sc.master = master_new(sc.base, &sc.cfg, master_changed, &sc);
 		master_start(sc.master);
 	} else
@@ -215,6 +247,7 @@ main(int argc, char **argv)
 	admin_free(sc.admin);
 	if (sc.master != NULL)
 		master_free(sc.master);
+	endpoints_free(sc.endpoints);
 	metrics_free();
 	notify_free();
 	for (size_t i = 0; i < 4; i++)

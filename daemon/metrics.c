@@ -8,6 +8,7 @@
 #include "atomicfile.h"
 #include "child.h"
 #include "clock.h"
+#include "endpoints.h"
 #include "master.h"
 #include "metrics.h"
 #include "prom.h"
@@ -134,9 +135,9 @@ render_children(struct buf *b, const struct sidecar *sc)
 	prom_family(b, "mooncake_sidecar_master_ready", "1 when the master is proven ready.", "gauge");
 	prom_sample(b, "mooncake_sidecar_master_ready", NULL, m != NULL && m->state == CHILD_READY);
 	prom_family(b, "mooncake_sidecar_endpoints_generation",
-	    "How many times the master has become ready (the endpoint files' generation).", "gauge");
+	    "The generation of endpoints.json (one more each time the master becomes ready).", "gauge");
 	prom_sample(b, "mooncake_sidecar_endpoints_generation", NULL,
-	    sc->master ? master_generation(sc->master) : 0);
+	    sc->endpoints ? endpoints_generation(sc->endpoints) : 0);
 	prom_family(b, "mooncake_sidecar_upstream_up",
 	    "1 when the master's admin port answered the last probe.", "gauge");
 	prom_sample(b, "mooncake_sidecar_upstream_up", NULL,

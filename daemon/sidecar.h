@@ -6,6 +6,7 @@
 
 struct master;
 struct admin;
+struct endpoints;
 
 /* The one daemon: its loop, its configuration and what it supervises. */
 struct sidecar {
@@ -13,6 +14,9 @@ struct sidecar {
 	struct cfg		 cfg;
 	struct master		*master;
 	struct admin		*admin;
+	struct endpoints	*endpoints;
+	char			 master_address[64];	/* advertised to workers */
+	unsigned		 published;	/* the master generation last written as ready */
 	double			 started;	/* monotonic */
 	int			 stopping;
 	int			 ready_sent;

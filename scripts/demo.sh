@@ -22,11 +22,14 @@ cat <<TXT
 
 mooncake-sidecar is starting in the foreground (Ctrl-C stops it and the master).
 In another terminal, try:
-  curl -s http://127.0.0.1:9003/health                  # the master's admin port
-  curl -s http://127.0.0.1:8080/health                  # the master's metadata server
-  cat $DEMO_RUN_DIR/mooncake_master.pid                 # kill -9 it: the sidecar restarts it
+  curl -s http://127.0.0.1:9103/status                  # state, pid, restarts, ports, probes
+  curl -s http://127.0.0.1:9103/health                  # proxied to the master's admin port
+  curl -s http://127.0.0.1:9103/role                    # leader
+  curl -s http://127.0.0.1:9103/readyz                  # ready, or 503 with the reason
+  curl -s http://127.0.0.1:9103/metrics | head          # the sidecar's metrics, then the master's
+  $build/daemon/mooncake-sidecar --status               # a summary, like systemctl status
+  kill -9 \$(cat $DEMO_RUN_DIR/mooncake_master.pid)      # the sidecar restarts it within ~100 ms
   tail -f $DEMO_RUN_DIR/mooncake_master.log
-  $build/daemon/mooncake-sidecar -n -c $top/conf/demo.json   # validate the config
 
 TXT
 exec "$build/daemon/mooncake-sidecar" -c "$top/conf/demo.json" "$@"

@@ -8,6 +8,8 @@
  *   testkit kill SIG PID           send SIG to PID and print CLOCK_MONOTONIC (ns) taken just before
  *   testkit flood PORT PATH N MS   N concurrent GETs to 127.0.0.1:PORT; after at most MS ms print
  *                                  "CODE COUNT" per status and "unanswered COUNT"
+ *   testkit read-endpoints DIR N   parse DIR's endpoints.json, mooncake.env and
+ *                                  mooncake_store_config.json N times; print what it saw
  */
 #include "config.h"
 #include <arpa/inet.h>
@@ -23,6 +25,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <unistd.h>
+#include <jansson.h>
 
 static long long
 now_ns(void)
@@ -185,6 +188,71 @@ flood(int port, const char *path, int n, int ms)
 	return 0;
 }
 
+static long long
+gone_since(long pid, long long now, long *last_pid, long long *since)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%ld", pid);
+	if (access(path, F_OK) == 0 && alive(pid) == 0) {
+		*last_pid = 0;
+		return 0;
+	}
+	if (*last_pid != pid) {
+		*last_pid = pid;
+		*since = now;
+	}
+	return now - *since;
+}
+
+/* Every read must parse whole; generation never goes back; a ready:true file naming a master that
+ * is gone is stale, and how long such staleness lasts is reported. */
+static int
+read_endpoints(const char *dir, int n)
+{
+	char p_json[512], p_env[512], p_store[512];
+	long long max_stale = 0, since = 0, gen = 0;
+	long last_pid = 0, bad = 0, ready = 0, backwards = 0, gens = 0;
+	snprintf(p_json, sizeof p_json, "%s/endpoints.json", dir);
+	snprintf(p_env, sizeof p_env, "%s/mooncake.env", dir);
+	snprintf(p_store, sizeof p_store, "%s/mooncake_store_config.json", dir);
+	for (int i = 0; i < n; i++) {
+		json_error_t je;
+		json_t *j = json_load_file(p_json, 0, &je), *st = json_load_file(p_store, 0, &je);
+		FILE *f = fopen(p_env, "r");
+		char line[512];
+		int env_ok = 0;
+		if (f != NULL) {
+			while (fgets(line, sizeof line, f) != NULL)
+				env_ok |= strncmp(line, "MOONCAKE_MASTER=\"", 17) == 0 && strchr(line + 17, '"') != NULL;
+			fclose(f);
+		}
+		if (j == NULL || st == NULL || !env_ok ||
+		    json_string_value(json_object_get(st, "master_server_address")) == NULL) {
+			bad++;
+		} else {
+			long long g = json_integer_value(json_object_get(j, "generation"));
+			if (g < gen)
+				backwards++;
+			if (g != gen)
+				gens++;
+			gen = g;
+			if (json_is_true(json_object_get(j, "ready"))) {
+				long pid = (long)json_integer_value(json_object_get(json_object_get(j, "master"), "pid"));
+				long long st_ns = gone_since(pid, now_ns(), &last_pid, &since);
+				ready++;
+				if (st_ns > max_stale)
+					max_stale = st_ns;
+			} else
+				last_pid = 0;
+		}
+		json_decref(j);
+		json_decref(st);
+	}
+	printf("reads %d partial %ld ready %ld generations %ld backwards %ld max_stale_ms %.3f last_generation %lld\n",
+	    n, bad, ready, gens, backwards, (double)max_stale / 1e6, gen);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -198,6 +266,8 @@ main(int argc, char **argv)
 		return printf("%lld\n", now_ns()) < 0;
 	if (argc >= 3 && strcmp(argv[1], "alive") == 0)
 		return alive(atol(argv[2]));
+	if (argc >= 4 && strcmp(argv[1], "read-endpoints") == 0)
+		return read_endpoints(argv[2], atoi(argv[3]));
 	if (argc >= 6 && strcmp(argv[1], "flood") == 0)
 		return flood(atoi(argv[2]), argv[3], atoi(argv[4]), atoi(argv[5]));
 	if (argc >= 4 && strcmp(argv[1], "kill") == 0) {
@@ -208,6 +278,6 @@ main(int argc, char **argv)
 		}
 		return printf("%lld\n", t) < 0;
 	}
-	fprintf(stderr, "usage: testkit freeports N | hold PORT [ADDR] | notify-recv PATH | now | alive PID | kill SIG PID | flood PORT PATH N MS\n");
+	fprintf(stderr, "usage: testkit freeports N | hold PORT [ADDR] | notify-recv PATH | now | alive PID | kill SIG PID | flood PORT PATH N MS | read-endpoints DIR N\n");
 	return 2;
 }

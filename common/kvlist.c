@@ -1,0 +1,40 @@
+#include "config.h"
+#include <stdlib.h>
+#include <string.h>
+#include "kvlist.h"
+#include "xalloc.h"
+
+void
+kvlist_set(struct kvlist *l, const char *key, const char *value)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i].key, key) == 0) {
+			free(l->v[i].value);
+			l->v[i].value = xstrdup(value);
+			return;
+		}
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof *l->v);
+	l->v[l->n].key = xstrdup(key);
+	l->v[l->n++].value = xstrdup(value);
+}
+
+const char *
+kvlist_get(const struct kvlist *l, const char *key)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i].key, key) == 0)
+			return l->v[i].value;
+	return NULL;
+}
+
+void
+kvlist_clear(struct kvlist *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].key);
+		free(l->v[i].value);
+	}
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
