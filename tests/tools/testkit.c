@@ -10,6 +10,8 @@
  *                                  "CODE COUNT" per status and "unanswered COUNT"
  *   testkit read-endpoints DIR N   parse DIR's endpoints.json, mooncake.env and
  *                                  mooncake_store_config.json N times; print what it saw
+ *   testkit watch-endpoints DIR    on each rename onto DIR/endpoints.json print
+ *                                  "<mono_ns> <generation> <ready 0|1>" (until killed)
  */
 #include "config.h"
 #include <arpa/inet.h>
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/inotify.h>
 #include <sys/un.h>
 #include <time.h>
 #include <fcntl.h>
@@ -253,6 +256,33 @@ read_endpoints(const char *dir, int n)
 	return 0;
 }
 
+static int
+watch_endpoints(const char *dir)
+{
+	char path[512], buf[4096] __attribute__((aligned(8)));
+	int fd = inotify_init1(IN_CLOEXEC);
+	snprintf(path, sizeof path, "%s/endpoints.json", dir);
+	if (fd < 0 || inotify_add_watch(fd, dir, IN_MOVED_TO) < 0) {
+		perror("inotify");
+		return 1;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof buf);
+		long long t = now_ns();
+		for (char *p = buf; n > 0 && p < buf + n;) {
+			struct inotify_event *ev = (struct inotify_event *)p;
+			if (ev->len > 0 && strcmp(ev->name, "endpoints.json") == 0) {
+				json_t *j = json_load_file(path, 0, NULL);
+				printf("%lld %lld %d\n", t, (long long)json_integer_value(json_object_get(j, "generation")),
+				    json_is_true(json_object_get(j, "ready")));
+				json_decref(j);
+			}
+			p += sizeof *ev + ev->len;
+		}
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -266,6 +296,8 @@ main(int argc, char **argv)
 		return printf("%lld\n", now_ns()) < 0;
 	if (argc >= 3 && strcmp(argv[1], "alive") == 0)
 		return alive(atol(argv[2]));
+	if (argc >= 3 && strcmp(argv[1], "watch-endpoints") == 0)
+		return watch_endpoints(argv[2]);
 	if (argc >= 4 && strcmp(argv[1], "read-endpoints") == 0)
 		return read_endpoints(argv[2], atoi(argv[3]));
 	if (argc >= 6 && strcmp(argv[1], "flood") == 0)
@@ -278,6 +310,6 @@ main(int argc, char **argv)
 		}
 		return printf("%lld\n", t) < 0;
 	}
-	fprintf(stderr, "usage: testkit freeports N | hold PORT [ADDR] | notify-recv PATH | now | alive PID | kill SIG PID | flood PORT PATH N MS | read-endpoints DIR N\n");
+	fprintf(stderr, "usage: testkit freeports N | hold PORT [ADDR] | notify-recv PATH | now | alive PID | kill SIG PID | flood PORT PATH N MS | read-endpoints DIR N | watch-endpoints DIR\n");
 	return 2;
 }
