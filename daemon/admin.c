@@ -15,6 +15,7 @@
 #include "child.h"
 #include "clock.h"
 #include "endpoints.h"
+#include "follow.h"
 #include "log.h"
 #include "master.h"
 #include "metrics.h"
@@ -40,6 +41,7 @@ struct admin {
 	struct event		*kick;		/* one MHD_run after all resumes of a loop pass */
 	struct proxy		*proxy;
 	struct request		*suspended;	/* list of requests waiting for the upstream */
+	struct request		*waiters;	/* /endpoints long-polls */
 };
 
 struct request {
@@ -50,6 +52,8 @@ struct request {
 	struct MHD_Response	*resp;		/* ready to queue after a resume */
 	struct proxy_req	*up;
 	struct buf		 own;		/* /metrics: the sidecar's part */
+	struct event		*wait_ev;	/* /endpoints long-poll deadline */
+	char			 since[32];
 	struct request		*next;
 };
 
@@ -249,7 +253,8 @@ status_json(const struct sidecar *sc)
 	json_object_set_new(o, "node", json_string(sc->cfg.job.node));
 	json_object_set_new(o, "job_id", json_string(sc->cfg.job.id));
 	json_object_set_new(o, "uptime_s", json_real(mono_now() - sc->started));
-	json_object_set_new(o, "ready", json_boolean(c != NULL && c->state == CHILD_READY));
+	json_object_set_new(o, "ready", json_boolean(c != NULL ? c->state == CHILD_READY :
+	    sc->endpoints != NULL && endpoints_ready(sc->endpoints)));
 	if (c != NULL) {
 		json_t *probes = json_object();
 		static const char *const names[PROBE_COUNT] = { "rpc", "metadata", "admin" };
@@ -286,7 +291,10 @@ status_json(const struct sidecar *sc)
 			    s->at > 0 ? json_real((mono_now() - s->at) * 1000.0) : json_null()));
 		}
 		json_object_set_new(m, "probes", probes);
-	} else
+	} else if (sc->follow != NULL)
+		m = json_pack("{s:s, s:s, s:s, s:s}", "state", "remote", "node", sc->cfg.master.node, "url",
+		    follow_url(sc->follow), "reason", follow_state(sc->follow));
+	else
 		m = json_pack("{s:s, s:s}", "state", "absent", "node", sc->cfg.master.node);
 	json_object_set_new(o, "master", m);
 	json_object_set_new(o, "workers", w);
@@ -299,6 +307,80 @@ status_json(const struct sidecar *sc)
 	char *s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_INDENT(2));
 	json_decref(o);
 	return s;
+}
+
+/* "<generation>-<ready|not-ready>", or "none" before the first file. */
+static void
+endpoints_etag(const struct admin *a, char *buf, size_t len)
+{
+	const struct endpoints *e = a->sc->endpoints;
+	if (e == NULL || endpoints_json(e) == NULL)
+		snprintf(buf, len, "none");
+	else
+		snprintf(buf, len, "%u-%s", endpoints_generation(e), endpoints_ready(e) ? "ready" : "not-ready");
+}
+
+/* The current endpoints.json with its ETag, answered now or (resp != NULL) built for a resume. */
+static enum MHD_Result
+respond_endpoints(struct request *r, struct MHD_Response **resp)
+{
+	const char *j = r->a->sc->endpoints ? endpoints_json(r->a->sc->endpoints) : NULL;
+	char etag[32], *err = NULL;
+	struct MHD_Response *m;
+	int code = j ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE;
+	endpoints_etag(r->a, etag, sizeof etag);
+	if (j == NULL)
+		err = error_json(r->a, "no endpoint files written yet");
+	m = make_response("application/json", j ? j : err, strlen(j ? j : err));
+	MHD_add_response_header(m, MHD_HTTP_HEADER_ETAG, etag);
+	free(err);
+	if (resp != NULL) {
+		*resp = m;
+		r->code = code;
+		return MHD_YES;
+	}
+	r->code = code;
+	enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)code, m);
+	MHD_destroy_response(m);
+	return ret;
+}
+
+static void
+wake(struct request *r)
+{
+	struct request **pp;
+	struct MHD_Response *resp;
+	for (pp = &r->a->waiters; *pp != NULL && *pp != r; pp = &(*pp)->next)
+		;
+	if (*pp == r)
+		*pp = r->next;
+	event_free(r->wait_ev);
+	r->wait_ev = NULL;
+	respond_endpoints(r, &resp);
+	r->resp = resp;
+	MHD_resume_connection(r->conn);
+	event_active(r->a->kick, EV_TIMEOUT, 0);
+}
+
+static void
+wait_cb(evutil_socket_t fd, short what, void *arg)
+{
+	wake(arg);
+}
+
+void
+admin_endpoints_changed(struct admin *a)
+{
+	char etag[32];
+	struct request *r, *next;
+	if (a == NULL)
+		return;
+	endpoints_etag(a, etag, sizeof etag);
+	for (r = a->waiters; r != NULL; r = next) {
+		next = r->next;
+		if (strcmp(r->since, etag) != 0)
+			wake(r);
+	}
 }
 
 static enum MHD_Result
@@ -338,7 +420,11 @@ route(struct request *r, const char *url)
 		r->route = "/readyz";
 		if (c != NULL && c->state == CHILD_READY)
 			return respond_text(r, MHD_HTTP_OK, "ready");
-		if (c == NULL)
+		if (c == NULL && a->sc->endpoints != NULL && endpoints_ready(a->sc->endpoints))
+			return respond_text(r, MHD_HTTP_OK, "ready");
+		if (c == NULL && a->sc->follow != NULL)
+			snprintf(why, sizeof why, "not ready: %s", follow_state(a->sc->follow));
+		else if (c == NULL)
 			snprintf(why, sizeof why, "not ready: no master runs on this node");
 		else
 			snprintf(why, sizeof why, "not ready: master %s%s%s", child_state_name(c->state),
@@ -354,11 +440,23 @@ route(struct request *r, const char *url)
 		return ret;
 	}
 	if (strcmp(url, "/endpoints") == 0) {
-		const char *j = a->sc->endpoints ? endpoints_json(a->sc->endpoints) : NULL;
+		const char *since = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "since");
+		const char *tmo = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "timeout_ms");
+		char etag[32];
 		r->route = "/endpoints";
-		if (j == NULL)
-			return respond_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "no endpoint files written yet");
-		return respond(r, MHD_HTTP_OK, "application/json", j, strlen(j));
+		endpoints_etag(a, etag, sizeof etag);
+		if (since != NULL && strcmp(since, etag) == 0) {
+			long ms = tmo ? strtol(tmo, NULL, 10) : 25000;
+			struct timeval tv = ms_tv(ms < 0 ? 0 : ms > 60000 ? 60000 : ms);
+			snprintf(r->since, sizeof r->since, "%s", since);
+			MHD_suspend_connection(r->conn);
+			r->wait_ev = evtimer_new(a->sc->base, wait_cb, r);
+			evtimer_add(r->wait_ev, &tv);
+			r->next = a->waiters;
+			a->waiters = r;
+			return MHD_YES;
+		}
+		return respond_endpoints(r, NULL);
 	}
 	if (strcmp(url, "/metrics") == 0) {
 		r->route = "/metrics";
@@ -419,7 +517,7 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	if (r->up != NULL)
+	if (r->up != NULL || r->wait_ev != NULL)
 		return MHD_YES;
 	return route(r, url);
 }
@@ -432,6 +530,8 @@ completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_Reque
 		return;
 	metrics_http(r->route, r->code);
 	proxy_cancel(r->up);
+	if (r->wait_ev != NULL)
+		event_free(r->wait_ev);
 	if (r->resp != NULL)
 		MHD_destroy_response(r->resp);
 	buf_free(&r->own);
@@ -542,6 +642,8 @@ admin_free(struct admin *a)
 {
 	if (a == NULL)
 		return;
+	while (a->waiters != NULL)
+		wake(a->waiters);
 	while (a->suspended != NULL) {
 		struct request *r = a->suspended;
 		char *s = error_json(a, "the sidecar is stopping");

@@ -10,4 +10,6 @@ struct admin;
 struct admin	*admin_new(struct sidecar *, char *, size_t);
 /* Answer every suspended request with 503 and stop listening. */
 void		 admin_free(struct admin *);
+/* The endpoint files changed: answer every /endpoints long-poll waiting for that. */
+void		 admin_endpoints_changed(struct admin *);
 #endif

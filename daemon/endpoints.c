@@ -149,24 +149,24 @@ write_one(const char *path, const char *text, int flags)
 	return 0;
 }
 
-int
-endpoints_publish(struct endpoints *e, unsigned gen, int ready, const struct endpoints_master *m)
+/* Write the files for generation gen: when ready, the store config and env first, then
+ * endpoints.json (text) last, so that a ready endpoints.json means the others are in place. */
+static int
+write_files(struct endpoints *e, unsigned gen, int ready, const struct master_addr *ma, char *json)
 {
 	const struct cfg *c = e->cfg;
 	double t0 = mono_now();
-	char *json = render_json(e, gen, ready, m);
 	int rc = 0;
 
 	if (ready) {
-		struct master_addr ma = { m->address, m->rpc_port, m->metadata_port };
 		struct kvlist env = { 0 };
 		struct buf b = { 0 };
-		workerenv_build(&env, c->endpoints.flavor, &ma, e->store_path, e->local_ip, &c->endpoints.env);
+		workerenv_build(&env, c->endpoints.flavor, ma, e->store_path, e->local_ip, &c->endpoints.env);
 		buf_printf(&b, "# mooncake-sidecar: job %s, generation %u; read with sh (\". file\") or "
 		    "systemd EnvironmentFile=\n", c->job.id, gen);
 		envfile_render(&b, &env);
 		if (strcmp(c->endpoints.flavor, "vllm") == 0) {
-			char *store = workerenv_store_config(c->endpoints.store_config, &ma);
+			char *store = workerenv_store_config(c->endpoints.store_config, ma);
 			rc |= write_one(e->store_path, store, ATOMIC_FSYNC);
 			free(store);
 		}
@@ -174,7 +174,6 @@ endpoints_publish(struct endpoints *e, unsigned gen, int ready, const struct end
 		buf_free(&b);
 		kvlist_clear(&env);
 	}
-	/* endpoints.json last: once it says ready, the other two are in place. */
 	rc |= write_one(e->json_path, json, ATOMIC_FSYNC);
 	fsync_dir(e->json_path);
 	metrics_observe(OP_WRITE_ENDPOINTS, rc ? ST_ERROR : ST_OK, mono_now() - t0);
@@ -188,8 +187,60 @@ endpoints_publish(struct endpoints *e, unsigned gen, int ready, const struct end
 	e->ready = ready;
 	e->written_at = wall_now();
 	log_info("endpoints: generation %u %s (master %s:%ld) in %.3f ms", gen, ready ? "ready" : "not ready",
-	    m->address, m->rpc_port, (mono_now() - t0) * 1000.0);
+	    ma->address, ma->rpc_port, (mono_now() - t0) * 1000.0);
 	return 0;
+}
+
+int
+endpoints_publish(struct endpoints *e, unsigned gen, int ready, const struct endpoints_master *m)
+{
+	struct master_addr ma = { m->address, m->rpc_port, m->metadata_port };
+	return write_files(e, gen, ready, &ma, render_json(e, gen, ready, m));
+}
+
+/* "host:port" or "[v6]:port" → host (without brackets) and port. */
+static int
+split_hostport(const char *s, char *host, size_t len, long *port)
+{
+	const char *colon = strrchr(s, ':');
+	if (colon == NULL)
+		return -1;
+	if (s[0] == '[' && colon > s && colon[-1] == ']')
+		snprintf(host, len, "%.*s", (int)(colon - s - 2), s + 1);
+	else
+		snprintf(host, len, "%.*s", (int)(colon - s), s);
+	*port = strtol(colon + 1, NULL, 10);
+	return *port > 0 ? 0 : -1;
+}
+
+int
+endpoints_mirror(struct endpoints *e, const char *text)
+{
+	json_t *j = json_loads(text, 0, NULL), *m;
+	char host[INET6_ADDRSTRLEN] = "", meta_host[INET6_ADDRSTRLEN];
+	struct master_addr ma = { host, 0, 0 };
+	const char *rpc, *meta;
+	int ready, rc;
+
+	m = json_object_get(j, "master");
+	rpc = json_string_value(json_object_get(m, "rpc"));
+	meta = json_string_value(json_object_get(m, "metadata_url"));
+	ready = json_is_true(json_object_get(j, "ready"));
+	if (!json_is_integer(json_object_get(j, "generation")) || rpc == NULL ||
+	    split_hostport(rpc, host, sizeof host, &ma.rpc_port) != 0) {
+		log_warn("endpoints: the head's endpoints.json is not usable: %.200s", text);
+		json_decref(j);
+		return -1;
+	}
+	if (meta != NULL && strncmp(meta, "http://", 7) == 0) {
+		char *hp = xstrndup(meta + 7, strcspn(meta + 7, "/"));
+		split_hostport(hp, meta_host, sizeof meta_host, &ma.metadata_port);
+		free(hp);
+	}
+	rc = write_files(e, (unsigned)json_integer_value(json_object_get(j, "generation")), ready, &ma,
+	    xstrdup(text));
+	json_decref(j);
+	return rc;
 }
 
 unsigned

@@ -24,6 +24,9 @@ void		 endpoints_free(struct endpoints *);
 /* Write generation gen. ready: all three files, atomically and durably, endpoints.json last;
  * not ready: endpoints.json only. Returns 0, or -1 after logging why. */
 int		 endpoints_publish(struct endpoints *, unsigned, int, const struct endpoints_master *);
+/* A node without a master: write the head sidecar's endpoints.json as it is and, when it says ready,
+ * this node's mooncake.env and store config pointing at the master it names. */
+int		 endpoints_mirror(struct endpoints *, const char *);
 unsigned	 endpoints_generation(const struct endpoints *);
 int		 endpoints_ready(const struct endpoints *);
 const char	*endpoints_json(const struct endpoints *);	/* NULL before the first write */

@@ -13,6 +13,7 @@
 #include "atomicfile.h"
 #include "cfg.h"
 #include "endpoints.h"
+#include "follow.h"
 #include "clock.h"
 #include "log.h"
 #include "master.h"
@@ -52,6 +53,9 @@ publish(struct sidecar *s, int force)
 		endpoints_publish(s->endpoints, gen, 1, &m);
 	else if (!ready && gen > 0 && (endpoints_ready(s->endpoints) || force))
 		endpoints_publish(s->endpoints, gen, 0, &m);
+	else
+		return;
+	admin_endpoints_changed(s->admin);
 }
 
 void
@@ -60,7 +64,9 @@ sidecar_update(struct sidecar *s)
 	const struct child *c = s->master ? master_child(s->master) : NULL;
 	char status[512];
 
-	if (c == NULL)
+	if (c == NULL && s->follow != NULL)
+		snprintf(status, sizeof status, "%s", follow_state(s->follow));
+	else if (c == NULL)
 		snprintf(status, sizeof status, "no master on this node (master runs on %s)",
 		    s->cfg.master.node);
 	else if (c->state == CHILD_READY)
@@ -74,7 +80,8 @@ sidecar_update(struct sidecar *s)
 	if (c != NULL)
 		publish(s, 0);
 
-	if (!s->stopping && !s->ready_sent && c != NULL && c->state == CHILD_READY) {
+	if (!s->stopping && !s->ready_sent && ((c != NULL && c->state == CHILD_READY) ||
+	    (c == NULL && s->endpoints != NULL && endpoints_ready(s->endpoints)))) {
 		notify_ready(status);
 		s->ready_sent = 1;
 	} else if (!s->stopping)
@@ -238,12 +245,16 @@ main(int argc, char **argv)
 		sc.endpoints = endpoints_new(&sc.cfg);
 		sc.master = master_new(sc.base, &sc.cfg, master_changed, &sc);
 		master_start(sc.master);
-	} else
-		log_notice("the master runs on %s, not here", sc.cfg.master.node);
+	} else {
+		sc.endpoints = endpoints_new(&sc.cfg);
+		if ((sc.follow = follow_new(&sc, err, sizeof err)) == NULL)
+			fatalx(EX_UNAVAILABLE, "%s", err);
+	}
 	sidecar_update(&sc);
 
 	event_base_dispatch(sc.base);
 
+	follow_free(sc.follow);
 	admin_free(sc.admin);
 	if (sc.master != NULL)
 		master_free(sc.master);

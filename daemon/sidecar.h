@@ -7,6 +7,7 @@
 struct master;
 struct admin;
 struct endpoints;
+struct follow;
 
 /* The one daemon: its loop, its configuration and what it supervises. */
 struct sidecar {
@@ -15,6 +16,7 @@ struct sidecar {
 	struct master		*master;
 	struct admin		*admin;
 	struct endpoints	*endpoints;
+	struct follow		*follow;	/* nodes without a master */
 	char			 master_address[64];	/* advertised to workers */
 	unsigned		 published;	/* the master generation last written as ready */
 	double			 started;	/* monotonic */

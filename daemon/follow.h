@@ -1,0 +1,16 @@
+#ifndef DAEMON_FOLLOW_H
+#define DAEMON_FOLLOW_H
+#include <stddef.h>
+
+struct sidecar;
+struct follow;
+
+/* A node without a master follows the head sidecar (master.url, else master.node at this node's admin
+ * port) through long-polls of its /endpoints, and mirrors what it says into this node's files.
+ * Resolves the head's name before the loop runs; NULL with err filled when it cannot. */
+struct follow	*follow_new(struct sidecar *, char *, size_t);
+void		 follow_free(struct follow *);
+const char	*follow_url(const struct follow *);
+/* One line for STATUS= and /readyz. */
+const char	*follow_state(const struct follow *);
+#endif

@@ -1,0 +1,77 @@
+#!/bin/bash
+# A node without a master follows the head sidecar: it waits (no files) until the head's master is
+# ready, then writes the same endpoints.json and its own mooncake.env and store config; it follows a
+# master restart (ready:false, then the next generation) through the /endpoints long-poll; when the
+# head is gone it stops claiming ready. A shared run directory ends up with one consistent content.
+. "$(dirname "$0")/lib.sh"
+export MC_STANDIN_START_DELAY_MS=300
+new_ports
+FSIDE=$("$TESTKIT" freeports 1)
+mkdir -p "$T/f"
+cat >"$T/f.json" <<JSON
+{ "job": { "id": "test", "nodes": "head,worker1", "node": "worker1", "run_dir": "$T/f" },
+  "master": { "enabled": false, "url": "http://127.0.0.1:$SIDE" },
+  "admin": { "listen": "127.0.0.1:$FSIDE" },
+  "endpoints": { "flavor": "vllm", "store_config": { "protocol": "tcp", "global_segment_size": "4GB" } } }
+JSON
+"$TESTKIT" notify-recv "$T/notify-f.sock" >"$T/notify-f.out" &
+STARTED+=($!)
+wait_for 5 test -S "$T/notify-f.sock" || fail "notify receiver"
+NOTIFY_SOCKET=$T/notify-f.sock "$SIDECAR" -c "$T/f.json" >"$T/sidecar-f.out" 2>&1 &
+FP=$!
+STARTED+=($FP)
+SIDECARS+=($FP)
+fadm() { curl -s "http://127.0.0.1:$FSIDE$1"; }
+fnotified() { grep -q -- "$1" "$T/notify-f.out"; }
+wait_for 5 grep_q "$T/sidecar-f.out" "waiting for the head sidecar at http://127.0.0.1:$SIDE" || fail "follower not waiting"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$FSIDE/readyz")" = 503 ] || fail "follower ready without a head"
+fadm /status | grep -q '"state": "remote"' || fail "follower /status"
+[ ! -e "$T/f/endpoints.json" ] || fail "follower wrote files with no master"
+pass "follower without a head: waits, /readyz 503, /status master remote, writes nothing"
+
+write_config h '"address": "127.0.0.1", "restart": { "backoff_initial_ms": 300, "reset_after_ms": 0, "burst": 100 }' \
+    '"endpoints": { "flavor": "vllm", "store_config": { "protocol": "tcp", "global_segment_size": "4GB" } }'
+start_sidecar h
+wait_for 10 notified 'READY=1' || fail "head: no READY=1"
+wait_for 5 fnotified 'READY=1' || fail "follower: no READY=1 after the head was ready"
+cmp -s "$T/h/endpoints.json" "$T/f/endpoints.json" || fail "endpoints.json differs"
+cmp -s "$T/h/mooncake_store_config.json" "$T/f/mooncake_store_config.json" || fail "store config differs"
+grep -q "^MOONCAKE_MASTER=\"127.0.0.1:$RPC\"$" "$T/f/mooncake.env" || fail "follower env"
+grep -q "^MOONCAKE_CONFIG_PATH=\"$T/f/mooncake_store_config.json\"$" "$T/f/mooncake.env" || fail "follower config path"
+[ "$(fadm /readyz)" = ready ] || fail "follower readyz"
+grep -q 'STATUS=following the master through' "$T/notify-f.out" || fail "follower STATUS"
+pass "head ready: the follower writes the same endpoints.json and store config, its own env, READY=1"
+
+# A master restart on the head: the follower goes not ready, then follows the next generation.
+MP=$(master_pid h)
+kill -KILL "$MP"
+wait_for 5 grep_q "$T/f/endpoints.json" '"ready": false' || fail "follower kept ready after the master died"
+pass "master killed on the head: the follower's endpoints.json says ready:false"
+wait_for 10 grep_q "$T/f/endpoints.json" '"generation": 2' || fail "follower missed generation 2"
+grep -q '"ready": true' "$T/f/endpoints.json" && cmp -s "$T/h/endpoints.json" "$T/f/endpoints.json" || fail "generation 2 differs"
+pass "the follower follows the restart: generation 2, ready, same file as the head"
+
+# The head sidecar disappears: after a few failed polls the follower stops claiming ready.
+kill_quiet "$SC_PID"
+wait_for 10 grep_q "$T/f/endpoints.json" '"ready": false' || fail "follower still ready with the head gone"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$FSIDE/readyz")" = 503 ] || fail "follower readyz"
+pass "head gone: the follower marks its files not ready and /readyz says why"
+kill -TERM "$FP"; wait "$FP"; RC=$?
+[ "$RC" -eq 0 ] || fail "follower exit $RC"
+
+# One run directory shared by the head and a follower: one consistent content.
+new_ports
+FSIDE=$("$TESTKIT" freeports 1)
+write_config s '"address": "127.0.0.1"'
+sed -e "s|$T/f\"|$T/s\"|; s|127.0.0.1:[0-9]*\" },|127.0.0.1:$SIDE\" },|; s|\"listen\": \"127.0.0.1:[0-9]*\"|\"listen\": \"127.0.0.1:$FSIDE\"|" "$T/f.json" >"$T/fs.json"
+"$SIDECAR" -c "$T/fs.json" >"$T/sidecar-fs.out" 2>&1 &
+STARTED+=($!)
+SIDECARS+=($!)
+start_sidecar s
+wait_for 10 notified 'READY=1' || fail "shared: head not ready"
+wait_for 5 grep_q "$T/sidecar-fs.out" 'endpoints: generation 1 ready' || fail "shared: follower did not write"
+"$TESTKIT" read-endpoints "$T/s" 2000 >"$T/reader.out"
+read -r _ _ _ PARTIAL _ <"$T/reader.out"
+[ "$PARTIAL" -eq 0 ] && grep -q '"ready": true' "$T/s/endpoints.json" || fail "shared dir: $(cat "$T/reader.out")"
+pass "a run directory shared by head and follower stays whole and consistent"
+finish
