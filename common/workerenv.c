@@ -1,4 +1,5 @@
 #include "config.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "workerenv.h"
@@ -8,6 +9,21 @@ char *
 hostport(const char *host, long port)
 {
 	return xasprintf(strchr(host, ':') ? "[%s]:%ld" : "%s:%ld", host, port);
+}
+
+int
+split_hostport(const char *s, char *host, size_t len, long *port)
+{
+	const char *colon = strrchr(s, ':');
+	char *end;
+	if (colon == NULL || colon == s)
+		return -1;
+	if (s[0] == '[' && colon[-1] == ']')
+		snprintf(host, len, "%.*s", (int)(colon - s - 2), s + 1);
+	else
+		snprintf(host, len, "%.*s", (int)(colon - s), s);
+	*port = strtol(colon + 1, &end, 10);
+	return *end == '\0' && *port > 0 && *port <= 65535 ? 0 : -1;
 }
 
 void

@@ -12,6 +12,8 @@ struct master_addr {
 
 /* "host:port", bracketing an IPv6 literal. Caller frees. */
 char	*hostport(const char *, long);
+/* The reverse: "host:port" or "[v6]:port" to host (unbracketed) and port; -1 when malformed. */
+int	split_hostport(const char *, char *, size_t, long *);
 
 /* The Mooncake variables every worker gets, merged as srtctl does: MOONCAKE_LOCAL_HOSTNAME (this
  * node), then endpoints.env, then the forced MOONCAKE_MASTER, MOONCAKE_TE_META_DATA_SERVER and (vllm)

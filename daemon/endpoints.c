@@ -198,21 +198,6 @@ endpoints_publish(struct endpoints *e, unsigned gen, int ready, const struct end
 	return write_files(e, gen, ready, &ma, render_json(e, gen, ready, m));
 }
 
-/* "host:port" or "[v6]:port" → host (without brackets) and port. */
-static int
-split_hostport(const char *s, char *host, size_t len, long *port)
-{
-	const char *colon = strrchr(s, ':');
-	if (colon == NULL)
-		return -1;
-	if (s[0] == '[' && colon > s && colon[-1] == ']')
-		snprintf(host, len, "%.*s", (int)(colon - s - 2), s + 1);
-	else
-		snprintf(host, len, "%.*s", (int)(colon - s), s);
-	*port = strtol(colon + 1, NULL, 10);
-	return *port > 0 ? 0 : -1;
-}
-
 int
 endpoints_mirror(struct endpoints *e, const char *text)
 {

@@ -14,6 +14,7 @@
 #include "cfg.h"
 #include "endpoints.h"
 #include "follow.h"
+#include "workerenv.h"
 #include "clock.h"
 #include "log.h"
 #include "master.h"
@@ -41,20 +42,40 @@ publish(struct sidecar *s, int force)
 	const struct child *c = master_child(s->master);
 	int ready = c->state == CHILD_READY && !s->stopping;
 	unsigned gen = endpoints_generation(s->endpoints);
+	char leader_host[64], target[256], *via = NULL;
+	long leader_port;
 	struct endpoints_master m = {
 		s->cfg.master.node, s->master_address, s->cfg.master.rpc_port,
 		s->cfg.master.http_metadata_port, s->cfg.master.metrics_port, c->pid, c->restarts,
 		ready ? c->ready_wall : 0, NULL
 	};
-	if (ready && master_generation(s->master) != s->published) {
-		if (endpoints_publish(s->endpoints, gen + 1, 1, &m) == 0)
+	/* An HA standby points workers at the leader it names, on the same ports, and says so. */
+	if (strcmp(master_role(s->master), "standby") == 0) {
+		if (split_hostport(master_leader(s->master), leader_host, sizeof leader_host,
+		    &leader_port) == 0) {
+			via = hostport(s->master_address, s->cfg.master.rpc_port);
+			m.address = leader_host;
+			m.rpc_port = leader_port;
+			m.leader_via = via;
+		} else
+			ready = 0;
+	}
+	snprintf(target, sizeof target, "%s:%ld via %s", m.address, m.rpc_port, via ? via : "-");
+	if (ready && (master_generation(s->master) != s->published ||
+	    strcmp(target, s->published_target) != 0)) {
+		if (endpoints_publish(s->endpoints, gen + 1, 1, &m) == 0) {
 			s->published = master_generation(s->master);
+			snprintf(s->published_target, sizeof s->published_target, "%s", target);
+		}
 	} else if (ready && force)
 		endpoints_publish(s->endpoints, gen, 1, &m);
 	else if (!ready && gen > 0 && (endpoints_ready(s->endpoints) || force))
 		endpoints_publish(s->endpoints, gen, 0, &m);
-	else
+	else {
+		free(via);
 		return;
+	}
+	free(via);
 	admin_endpoints_changed(s->admin);
 }
 

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 #include <unistd.h>
 #include "clock.h"
 #include "log.h"
@@ -32,7 +33,11 @@ struct master {
 	int			 round_ok[PROBE_COUNT];
 	double			 round_started;
 	int			 live_failures;
+	double			 last_failure_count;	/* when live_failures last went up */
 	unsigned		 generation;
+	int			 ha;		/* --enable_ha: watch /health every probe interval */
+	char			 role[16];
+	char			 leader[128];
 	char			 rpc_host[64];
 	char			 admin_host[64];
 	char			 last_warning[256];
@@ -63,6 +68,16 @@ probe_host(const char *bind, char *out, size_t len)
 		snprintf(out, len, "::1");
 	else
 		snprintf(out, len, "%s", bind);
+}
+
+static int
+ha_enabled(char *const *args)
+{
+	for (; args != NULL && *args != NULL; args++)
+		if (strcmp(*args, "--enable_ha") == 0 || strcmp(*args, "--enable_ha=true") == 0 ||
+		    strcmp(*args, "--enable_ha=1") == 0 || strcmp(*args, "-enable_ha") == 0)
+			return 1;
+	return 0;
 }
 
 void
@@ -172,13 +187,19 @@ warn_once(struct master *m, const char *msg)
 	}
 }
 
+static int
+standby(const struct master *m)
+{
+	return strcmp(m->role, "standby") == 0;
+}
+
 /* All probes of a startup round succeeded: make sure it is our child that answered. */
 static int
 verify_owner(struct master *m)
 {
 	char msg[200], why[256];
 	for (int i = 0; i < PROBE_COUNT; i++) {
-		if (port_of(m, i) == 0)
+		if (port_of(m, i) == 0 || (i == PROBE_RPC && standby(m)))
 			continue;
 		if (!ports_owned_by(m->child.pid, port_of(m, i), msg, sizeof msg)) {
 			snprintf(why, sizeof why, "not declaring ready: %s, not by pid %ld", msg,
@@ -206,12 +227,16 @@ round_done(struct master *m)
 	}
 	if (m->child.state != CHILD_READY)
 		return;
+	long interval = m->ha ? m->cfg->master.probe_interval_ms : m->cfg->master.liveness_interval_ms;
 	if (all)
 		m->live_failures = 0;
-	else {
+	else if (mono_now() - m->last_failure_count >=
+	    (double)m->cfg->master.liveness_interval_ms / 1000.0 * 0.999) {
+		/* Counted at most once per liveness interval, however often /health is watched. */
 		char why[256];
 		const struct probe_stat *s = !m->round_ok[PROBE_ADMIN] ? &m->stat[PROBE_ADMIN] :
 		    &m->stat[PROBE_RPC];
+		m->last_failure_count = mono_now();
 		m->live_failures++;
 		log_warn("%s: liveness probe failed (%d of %ld): %s %s", m->child.name,
 		    m->live_failures, m->cfg->master.liveness_failures,
@@ -223,7 +248,33 @@ round_done(struct master *m)
 			return;
 		}
 	}
-	schedule_round(m, m->cfg->master.liveness_interval_ms);
+	schedule_round(m, interval);
+}
+
+/* Read role, service_ready and the leader from the master's /health; report a change of role or
+ * leader. Returns whether the master can be pointed at: ready itself, or a standby naming a leader. */
+static int
+read_health(struct master *m, const char *body)
+{
+	json_t *j = json_loads(body, 0, NULL);
+	const char *role = json_string_value(json_object_get(j, "role"));
+	const char *leader = json_string_value(json_object_get(j, "leader_address"));
+	int ready = json_is_true(json_object_get(j, "service_ready")), usable;
+	char old_role[16], old_leader[128];
+	snprintf(old_role, sizeof old_role, "%s", m->role);
+	snprintf(old_leader, sizeof old_leader, "%s", m->leader);
+	snprintf(m->role, sizeof m->role, "%s", role ? role : "leader");
+	snprintf(m->leader, sizeof m->leader, "%s", leader ? leader : "");
+	usable = ready || (standby(m) && m->leader[0] != '\0');
+	json_decref(j);
+	if (m->child.state == CHILD_READY &&
+	    (strcmp(old_role, m->role) != 0 || strcmp(old_leader, m->leader) != 0)) {
+		log_notice("%s: HA role %s, leader %s", m->child.name, m->role,
+		    m->leader[0] ? m->leader : "unknown");
+		if (m->changed != NULL)
+			m->changed(m, m->arg);
+	}
+	return usable;
 }
 
 static void
@@ -242,10 +293,11 @@ probe_done(struct probe *p, void *arg)
 	} else if (ok && sl->idx == PROBE_METADATA && strcmp(r->body, "OK") != 0) {
 		ok = 0;
 		snprintf(st->detail, sizeof st->detail, "/health answered \"%.40s\", not OK", r->body);
-	} else if (ok && sl->idx == PROBE_ADMIN && m->child.state == CHILD_STARTING &&
-	    !probe_service_ready(r->body)) {
+	} else if (ok && sl->idx == PROBE_ADMIN && !read_health(m, r->body) &&
+	    m->child.state == CHILD_STARTING) {
 		ok = 0;
-		snprintf(st->detail, sizeof st->detail, "/health says the service is not ready");
+		snprintf(st->detail, sizeof st->detail, "/health: %s and no leader known",
+		    standby(m) ? "a standby" : "the service is not ready");
 	} else
 		snprintf(st->detail, sizeof st->detail, "%s", ok ? "ok" : r->detail);
 	metrics_observe(OP_PROBE_RPC + sl->idx, ok ? ST_OK : r->timeout ? ST_TIMEOUT : ST_ERROR,
@@ -269,7 +321,8 @@ round_start(struct master *m)
 		const char *host = i == PROBE_ADMIN ? m->admin_host :
 		    i == PROBE_RPC ? m->rpc_host : "127.0.0.1";
 		m->round_ok[i] = 1;
-		if (port_of(m, i) == 0 || (liveness && i == PROBE_METADATA))
+		if (port_of(m, i) == 0 || (liveness && i == PROBE_METADATA) ||
+		    (i == PROBE_RPC && standby(m)))
 			continue;
 		m->pending++;
 		m->probes[i] = probe_start(m->base, i == PROBE_RPC ? PROBE_TCP : PROBE_HTTP, host,
@@ -337,7 +390,12 @@ master_changed(struct child *c, int old)
 		m->generation++;
 		m->live_failures = 0;
 		m->round_started = mono_now();
-		schedule_round(m, m->cfg->master.liveness_interval_ms);
+		schedule_round(m, m->ha ? m->cfg->master.probe_interval_ms :
+		    m->cfg->master.liveness_interval_ms);
+	}
+	if (c->state == CHILD_STARTING && old != CHILD_STARTING) {
+		m->role[0] = '\0';
+		m->leader[0] = '\0';
 	}
 	if (m->changed != NULL)
 		m->changed(m, m->arg);
@@ -362,6 +420,7 @@ master_new(struct event_base *base, const struct cfg *cfg, master_changed_fn cha
 	for (int i = 0; i < PROBE_COUNT; i++)
 		m->slots[i] = (struct slot){ m, i };
 	master_probe_hosts(cfg, m->rpc_host, m->admin_host, sizeof m->rpc_host);
+	m->ha = ha_enabled(cfg->master.extra_args);
 	m->round_timer = evtimer_new(base, round_cb, m);
 	m->deadline = evtimer_new(base, deadline_cb, m);
 	child_init(&m->child, base, "mooncake_master", master_argv(cfg),
@@ -410,6 +469,18 @@ unsigned
 master_generation(const struct master *m)
 {
 	return m->generation;
+}
+
+const char *
+master_role(const struct master *m)
+{
+	return m->role[0] ? m->role : "leader";
+}
+
+const char *
+master_leader(const struct master *m)
+{
+	return m->leader;
 }
 
 const struct probe_stat *

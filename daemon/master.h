@@ -24,6 +24,10 @@ void		 master_reopen_log(struct master *);
 const struct child *master_child(const struct master *);
 unsigned	 master_generation(const struct master *);
 const struct probe_stat *master_probe_stat(const struct master *, int);
+/* HA: the role the master's /health reported ("leader" or "standby") and the leader it names
+ * ("host:port", or "" when none is known). */
+const char	*master_role(const struct master *);
+const char	*master_leader(const struct master *);
 /* The argv the master is started with (command, port flags, extra_args). */
 char		**master_argv(const struct cfg *);
 /* Where the probes connect: the bind address from extra_args, loopback for a wildcard. */

@@ -183,19 +183,3 @@ probe_start(struct event_base *base, int kind, const char *host, int port, const
 	}
 	return p;
 }
-
-int
-probe_service_ready(const char *body)
-{
-	const char *k = strstr(body, "\"service_ready\"");
-	if (k == NULL)
-		return 0;
-	k += strlen("\"service_ready\"");
-	while (isspace((unsigned char)*k))
-		k++;
-	if (*k++ != ':')
-		return 0;
-	while (isspace((unsigned char)*k))
-		k++;
-	return strncmp(k, "true", 4) == 0;
-}

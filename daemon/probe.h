@@ -26,6 +26,4 @@ struct probe	*probe_start(struct event_base *, int, const char *, int, const cha
 const struct probe_result *probe_result(const struct probe *);
 /* Abandon a probe without calling back. */
 void		 probe_cancel(struct probe *);
-/* True when body is the master's admin /health JSON with "service_ready":true. */
-int		 probe_service_ready(const char *);
 #endif

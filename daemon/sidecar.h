@@ -19,6 +19,7 @@ struct sidecar {
 	struct follow		*follow;	/* nodes without a master */
 	char			 master_address[64];	/* advertised to workers */
 	unsigned		 published;	/* the master generation last written as ready */
+	char			 published_target[256];	/* and where it pointed workers */
 	double			 started;	/* monotonic */
 	int			 stopping;
 	int			 ready_sent;

@@ -1,0 +1,49 @@
+#!/bin/bash
+# HA: two stand-in masters (--enable_ha), A the leader and B a standby naming A, each under its own
+# sidecar. A's files point at A; B's at A too, saying leader_via B. The roles are flipped at run time
+# (SIGUSR1 + control file): both sets of files switch to B within a few probe intervals.
+. "$(dirname "$0")/lib.sh"
+export MC_STANDIN_START_DELAY_MS=100
+HA_ARGS='"extra_args": ["--rpc_address=127.0.0.1", "--metrics_host=127.0.0.1", "--enable_ha=true"]'
+new_ports
+RPC_A=$RPC
+write_config a "\"address\": \"127.0.0.1\", $HA_ARGS"
+echo 'role=leader' >"$T/control-a"
+MC_STANDIN_ROLE=leader MC_STANDIN_CONTROL=$T/control-a start_sidecar a
+SC_A=$SC_PID N_A=$NOTIFY_OUT
+wait_for 10 notified 'READY=1' || fail "A: no READY=1"
+MP_A=$(master_pid a)
+new_ports
+RPC_B=$RPC
+write_config b "\"address\": \"127.0.0.1\", $HA_ARGS"
+echo 'role=standby' >"$T/control-b"
+MC_STANDIN_ROLE=standby MC_STANDIN_LEADER=127.0.0.1:$RPC_A MC_STANDIN_CONTROL=$T/control-b start_sidecar b
+wait_for 10 notified 'READY=1' || fail "B (standby): no READY=1: $(tail -3 "$SC_OUT")"
+MP_B=$(master_pid b)
+points() { grep -q "\"rpc\": \"127.0.0.1:$2\"" "$T/$1/endpoints.json" && grep -q '"ready": true' "$T/$1/endpoints.json"; }
+via() { grep -q "\"leader_via\": \"127.0.0.1:$2\"" "$T/$1/endpoints.json"; }
+points a "$RPC_A" && ! via a "$RPC_A" || fail "A's files: $(cat "$T/a/endpoints.json")"
+points b "$RPC_A" && via b "$RPC_B" || fail "B's files: $(cat "$T/b/endpoints.json")"
+grep -q "^MOONCAKE_MASTER=\"127.0.0.1:$RPC_A\"$" "$T/b/mooncake.env" || fail "B's env"
+pass "leader A and standby B (naming A): both sets of files point at A; B's say leader_via B"
+GA=$(sed -n 's/.*"generation": \([0-9]*\),.*/\1/p' "$T/a/endpoints.json")
+GB=$(sed -n 's/.*"generation": \([0-9]*\),.*/\1/p' "$T/b/endpoints.json")
+
+printf 'role=standby\nleader=127.0.0.1:%s\n' "$RPC_B" >"$T/control-a"
+echo 'role=leader' >"$T/control-b"
+T0=$(now_ms)
+kill -USR1 "$MP_B" "$MP_A"
+wait_for 5 points b "$RPC_B" || fail "B's files did not switch: $(cat "$T/b/endpoints.json")"
+T1=$(now_ms)
+wait_for 5 points a "$RPC_B" || fail "A's files did not switch: $(cat "$T/a/endpoints.json")"
+T2=$(now_ms)
+via a "$RPC_A" && ! via b "$RPC_B" || fail "leader_via after the switch"
+grep -q "^MOONCAKE_MASTER=\"127.0.0.1:$RPC_B\"$" "$T/a/mooncake.env" || fail "A's env after the switch"
+pass "roles flipped: B's files point at B ($((T1 - T0)) ms), A's at B via A ($((T2 - T0)) ms); probe interval 20 ms"
+grep -q "\"generation\": $((GA + 1))," "$T/a/endpoints.json" && grep -q "\"generation\": $((GB + 1))," "$T/b/endpoints.json" ||
+    fail "generation not bumped on the switch"
+[ "$MP_A" = "$(master_pid a)" ] && [ "$MP_B" = "$(master_pid b)" ] || fail "a master was restarted by the switch"
+pass "each switch is a new generation; neither master was restarted"
+curl -s "http://127.0.0.1:$SIDE/role" | grep -qx leader || fail "B /role through its sidecar"
+pass "B's sidecar proxies /role: leader"
+finish
