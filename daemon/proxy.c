@@ -433,19 +433,26 @@ dispatch(struct proxy *p)
 	}
 }
 
+/* Take a request off its connection (which is dropped: an answer may still be on its way, or the
+ * master is stuck behind it) or out of the queue. */
+static void
+detach(struct proxy_req *r)
+{
+	if (r->c != NULL) {
+		r->c->cur = NULL;
+		conn_close(r->c);
+		r->c = NULL;
+	} else
+		unqueue(r);
+}
+
 static void
 deadline_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct proxy_req *r = arg;
 	struct proxy *p = r->p;
 	struct proxy_response resp = { .outcome = PROXY_TIMEOUT };
-	if (r->c != NULL) {
-		/* The connection is stuck behind a hung master: drop it, not just the request. */
-		r->c->cur = NULL;
-		conn_close(r->c);
-		r->c = NULL;
-	} else
-		unqueue(r);
+	detach(r);
 	finish(r, &resp);
 	dispatch(p);
 }
@@ -473,13 +480,14 @@ proxy_get(struct proxy *p, const char *path, long timeout_ms, proxy_cb cb, void 
 void
 proxy_cancel(struct proxy_req *r)
 {
+	struct proxy *p;
+	int had_conn;
 	if (r == NULL)
 		return;
-	if (r->c != NULL) {
-		r->c->cur = NULL;
-		conn_close(r->c);
-		r->c = NULL;
-	} else
-		unqueue(r);
+	p = r->p;
+	had_conn = r->c != NULL;
+	detach(r);
 	req_free(r);
+	if (had_conn)
+		dispatch(p);	/* the freed connection slot can serve the queue */
 }
