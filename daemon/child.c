@@ -268,8 +268,10 @@ schedule_restart(struct child *c, double now, const char *why)
 		c->backoff_ms *= 2;
 	if (c->backoff_ms > c->restart->backoff_max_ms)
 		c->backoff_ms = c->restart->backoff_max_ms;
-	set_state(c, CHILD_BACKOFF, "%s; restarting in %ld ms", why, c->backoff_ms);
+	/* The timer runs from now: whatever the state change triggers (the endpoint files marked not
+	 * ready, fsynced) overlaps the backoff instead of adding to it. */
 	timer_set(c, backoff_cb, c->backoff_ms);
+	set_state(c, CHILD_BACKOFF, "%s; restarting in %ld ms", why, c->backoff_ms);
 }
 
 static void

@@ -5,8 +5,12 @@
 #  (b) crash-to-respawn: kill -9 of the master -> exec of the new one (median of N), with
 #      backoff_initial_ms 100 and 0, beside a bash `while true; do master; done` loop;
 #  (c) resident memory while supervising, beside that bash loop.
+# The run directory is on tmpfs (/dev/shm) when there is one, as under the systemd unit (/run): the
+# endpoint files written before READY=1 and on each death cost a journal commit on disk instead
+# (tests/bench/endpoints.sh measures both).
 # Usage: tests/bench/supervise.sh [N]   (default 20)
 set -uo pipefail
+[ -d /dev/shm ] && export TMPDIR=/dev/shm
 top=$(cd "$(dirname "$0")/../.." && pwd)
 N=${1:-20}
 bash "$top/scripts/build.sh" "$top/build-bench" >/dev/null || exit 1
@@ -19,7 +23,7 @@ accepts() { (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; }
 loop_execs_over() { [ "$(count "$EV" '^exec')" -gt "$1" ]; }
 rss_kb() { awk '/^VmRSS/{print $2}' /proc/"$1"/status; }
 
-echo "mooncake-sidecar supervision benchmark, $N runs each, $(nproc) cores, $(date -u +%F)"
+echo "mooncake-sidecar supervision benchmark, $N runs each, $(nproc) cores, run dir on $(df --output=fstype "$T" | tail -1), $(date -u +%F)"
 
 # (a) readiness detection. The start-up delay is drawn from 1.0-2.0 s so that a fixed-period poll
 # meets readiness at a random phase, as it does in real life.

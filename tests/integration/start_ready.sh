@@ -36,4 +36,16 @@ LAST=$(awk '$1=="listening"{print $3}' "$EVENTS" | tail -1)
 READY_AT=$(grep 'READY=1' "$NOTIFY_OUT" | head -1 | awk '{print $1}')
 [ -n "$LAST" ] && [ "$READY_AT" -ge "$LAST" ] || fail "READY=1 ($READY_AT) before the last port listened ($LAST)"
 pass "READY=1 came after the last port listened ($(( (READY_AT - LAST) / 1000 )) us later)"
+
+# The systemd watchdog: WATCHDOG=1 at half of WATCHDOG_USEC, from the loop.
+kill -TERM "$SC_PID"; wait "$SC_PID"
+new_ports
+write_config w
+WATCHDOG_USEC=200000 start_sidecar w
+wait_for 10 notified 'READY=1' || fail "watchdog run: no READY=1"
+count_wd() { [ "$(count "$NOTIFY_OUT" "^[0-9]* $SC_PID WATCHDOG=1$")" -ge "$1" ]; }
+wait_for 5 count_wd 6 || fail "fewer than 6 WATCHDOG=1 pings: $(grep -c WATCHDOG "$NOTIFY_OUT")"
+GAP=$(awk '$3=="WATCHDOG=1"{ if (p) print ($1-p)/1e6; p=$1 }' "$NOTIFY_OUT" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+awk -v g="$GAP" 'BEGIN { exit !(g > 50 && g < 250) }' || fail "median gap between pings $GAP ms, want about 100"
+pass "WATCHDOG_USEC=200000: WATCHDOG=1 from the sidecar every ${GAP} ms (median), half the interval"
 finish
