@@ -69,6 +69,9 @@ struct cfg {
 		char		*flavor;
 		char		*dp_launch_mode;
 		int		 wait_for_master;
+		int		 spread;		/* one partial-node worker per node */
+		int		 allow_colocation;	/* vLLM: prefill and decode may share a node */
+		int		 device_ids;		/* vLLM: --device-ids instead of CUDA_VISIBLE_DEVICES */
 		char		*on_master_restart;
 		struct cfg_ports ports;
 		struct restart_cfg restart;
