@@ -5,50 +5,40 @@
 #include <string.h>
 #include "hostlist.h"
 #include "topology.h"
+#include "topo_helper.h"
 #include "unit.h"
 
-/* Lay out the workers of a config (JSON with "workers") on nodes (a hostlist) of gpn GPUs; returns
- * one line per process "role/index@node{gpus} r=rank h=http b=boot kv=.. nx=.. sys=.. rpc=..", or
+/* One line per process "role/index@node{gpus} r=rank h=http b=boot kv=.. nx=.. sys=.. rpc=..", or
  * "error: ...". */
 static char *
 layout(const char *workers, const char *nodes, long gpn, const char *job_id)
 {
 	struct cfg c;
-	struct strv errs = { 0 }, list = { 0 };
+	struct strv list;
 	struct topology t;
-	char err[512], *json = xasprintf("{\"job\":{\"id\":\"%s\",\"gpus_per_node\":%ld},\"workers\":%s}",
-	    job_id ? job_id : "1", gpn, workers);
-	struct buf { char *p; size_t n; } out = { xstrdup(""), 0 };
-	int rc = cfg_load_string(json, NULL, &c, &errs);
-	ck_assert_msg(rc == 0, "config: %s", errs.n ? errs.v[0] : "");
-	hostlist_expand(nodes, &list, err, sizeof err);
-	if (topology_build(&c, &list, gpn, &t, err, sizeof err) != 0) {
-		free(out.p);
-		out.p = xasprintf("error: %s", err);
+	char err[512], *out = xstrdup("");
+	if (topo_load(workers, nodes, gpn, job_id, &c, &list, &t, err, sizeof err) != 0) {
+		free(out);
+		out = xasprintf("error: %s", err);
 	}
 	for (size_t i = 0; i < t.nprocs; i++) {
 		const struct topo_process *p = &t.procs[i];
 		char gpus[128] = "", *line;
 		for (int g = 0; g < p->ngpus; g++)
 			snprintf(gpus + strlen(gpus), sizeof gpus - strlen(gpus), "%s%d", g ? "," : "", p->gpus[g]);
-		line = xasprintf("%s%s/%d@%s{%s} r=%d h=%d b=%d kv=%d nx=%d sys=%d rpc=%d%s\n", out.p, p->role,
+		line = xasprintf("%s%s/%d@%s{%s} r=%d h=%d b=%d kv=%d nx=%d sys=%d rpc=%d%s\n", out, p->role,
 		    p->worker_index, list.v[p->node], gpus, p->node_rank, p->http_port, p->bootstrap_port,
 		    p->kv_events_port, p->nixl_port, p->sys_port, p->dp_rpc_port, p->headless ? " headless" : "");
-		free(out.p);
-		out.p = line;
+		free(out);
+		out = line;
 	}
 	topology_free(&t);
 	strv_free(&list);
-	strv_free(&errs);
 	cfg_free(&c);
-	free(json);
-	return out.p;
+	return out;
 }
 
 #define EXPECT(got, want) do { char *g_ = (got); ck_assert_str_eq(g_, want); free(g_); } while (0)
-#define GROUPS(flavor, extra, groups) "{\"flavor\":\"" flavor "\"" extra ",\"groups\":[" groups "]}"
-#define G(role, count, gpus, more) "{\"role\":\"" role "\",\"count\":" #count ",\"gpus\":" #gpus \
-	more ",\"command\":[\"w\"]}"
 
 START_TEST(test_worked_vector)	/* §4.2: 2P x2 + 2D x2, gpn 4, node0/node1 */
 {

@@ -1,0 +1,262 @@
+#include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "workercmd.h"
+#include "xalloc.h"
+
+#define SGLANG_NCCL_BASE	17500
+#define SGLANG_DIST_INIT_PORT	8300
+#define VLLM_PORT_BASE		20000
+#define VLLM_PORT_STRIDE	50
+#define VLLM_DP_RPC_DEFAULT	8400
+
+struct fill {
+	const char	*name;
+	char		 value[256];
+};
+
+static void
+fill_set(struct fill *f, size_t *n, const char *name, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void
+fill_set(struct fill *f, size_t *n, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	f[*n].name = name;
+	va_start(ap, fmt);
+	vsnprintf(f[*n].value, sizeof f[*n].value, fmt, ap);
+	va_end(ap);
+	(*n)++;
+}
+
+/* Replace every {name} we know; unknown ones stay as they are. */
+static char *
+substitute(const char *in, const struct fill *f, size_t n)
+{
+	char *out = xstrdup("");
+	const char *p = in;
+	while (*p) {
+		const char *open = strchr(p, '{'), *close = open ? strchr(open, '}') : NULL;
+		size_t i = n;
+		char *t;
+		if (open != NULL && close != NULL)
+			for (i = 0; i < n; i++)
+				if (strlen(f[i].name) == (size_t)(close - open - 1) &&
+				    strncmp(f[i].name, open + 1, (size_t)(close - open - 1)) == 0)
+					break;
+		if (open == NULL || close == NULL) {
+			t = xasprintf("%s%s", out, p);
+			free(out);
+			return t;
+		}
+		if (i < n)
+			t = xasprintf("%s%.*s%s", out, (int)(open - p), p, f[i].value);
+		else
+			t = xasprintf("%s%.*s", out, (int)(close + 1 - p), p);
+		free(out);
+		out = t;
+		p = close + 1;
+	}
+	return out;
+}
+
+/* Remove --flag (and its value, for value flags) from argv; returns the value it had, or NULL. */
+static char *
+drop_flag(struct strv *argv, const char *flag, int takes_value)
+{
+	size_t n = strlen(flag);
+	char *value = NULL;
+	for (size_t i = 0; i < argv->n;) {
+		char *a = argv->v[i];
+		size_t span = 0;
+		if (strcmp(a, flag) == 0)
+			span = takes_value && i + 1 < argv->n ? 2 : 1;
+		else if (takes_value && strncmp(a, flag, n) == 0 && a[n] == '=')
+			span = 1;
+		if (span == 0) {
+			i++;
+			continue;
+		}
+		free(value);
+		value = span == 2 ? xstrdup(argv->v[i + 1]) : a[n] == '=' ? xstrdup(a + n + 1) : NULL;
+		for (size_t k = 0; k < span; k++)
+			free(argv->v[i + k]);
+		memmove(argv->v + i, argv->v + i + span, (argv->n - i - span + 1) * sizeof(char *));
+		argv->n -= span;
+	}
+	return value;
+}
+
+static void
+push_kv(struct strv *argv, const char *flag, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void
+push_kv(struct strv *argv, const char *flag, const char *fmt, ...)
+{
+	va_list ap;
+	strv_push(argv, flag);
+	va_start(ap, fmt);
+	strv_take(argv, xvasprintf(fmt, ap));
+	va_end(ap);
+}
+
+static void
+vllm_flags(const struct cfg *c, const struct topo_process *p, const char *leader_ip, struct strv *argv)
+{
+	static const char *const owned_values[] = { "--data-parallel-size-local", "--data-parallel-start-rank",
+		"--data-parallel-address", "--data-parallel-size", "--data-parallel-rank", "--master-addr",
+		"--nnodes", "--node-rank", "--device-ids", NULL };
+	char *recipe_rpc = drop_flag(argv, "--data-parallel-rpc-port", 1);
+	int rpc = recipe_rpc ? atoi(recipe_rpc) : VLLM_DP_RPC_DEFAULT;
+	for (int i = 0; owned_values[i] != NULL; i++)
+		free(drop_flag(argv, owned_values[i], 1));
+	free(drop_flag(argv, "--data-parallel-hybrid-lb", 0));
+	free(drop_flag(argv, "--headless", 0));
+	if (c->workers.device_ids) {
+		char ids[256] = "";
+		for (int g = 0; g < p->ngpus; g++)
+			snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%d", g ? "," : "", p->gpus[g]);
+		push_kv(argv, "--device-ids", "%s", ids);
+	}
+	switch (p->kind) {
+	case TOPO_PER_GPU:
+		push_kv(argv, "--data-parallel-rank", "%d", p->dp_rank);
+		push_kv(argv, "--data-parallel-address", "%s", leader_ip);
+		push_kv(argv, "--data-parallel-rpc-port", "%d", recipe_rpc ? rpc : p->dp_rpc_port);
+		push_kv(argv, "--data-parallel-size", "%d", p->dp_size);
+		break;
+	case TOPO_PER_NODE:
+		push_kv(argv, "--data-parallel-size-local", "%d", p->dp_size_local);
+		push_kv(argv, "--data-parallel-start-rank", "%d", p->dp_start_rank);
+		push_kv(argv, "--data-parallel-address", "%s", leader_ip);
+		push_kv(argv, "--data-parallel-rpc-port", "%d", p->dp_rpc_port);
+		strv_push(argv, "--data-parallel-hybrid-lb");
+		push_kv(argv, "--data-parallel-size", "%d", p->dp_size);
+		break;
+	case TOPO_SPANNING:
+	case TOPO_STANDARD:
+		if (p->nnodes > 1) {
+			push_kv(argv, "--master-addr", "%s", leader_ip);
+			push_kv(argv, "--nnodes", "%d", p->nnodes);
+			push_kv(argv, "--node-rank", "%d", p->node_rank);
+		}
+		if (p->kind == TOPO_SPANNING) {
+			push_kv(argv, "--data-parallel-address", "%s", leader_ip);
+			push_kv(argv, "--data-parallel-rpc-port", "%d", rpc);
+			push_kv(argv, "--data-parallel-size", "%d", p->dp_size);
+		}
+		if (p->node_rank > 0)
+			strv_push(argv, "--headless");
+		break;
+	}
+	free(recipe_rpc);
+}
+
+static void
+sglang_flags(const struct cfg *c, const struct topo_process *p, const char *leader_ip, struct strv *argv)
+{
+	/* A deterministic NCCL port: SGLang's own free-port probe races between workers on a node. */
+	free(drop_flag(argv, "--nccl-port", 1));
+	push_kv(argv, "--nccl-port", "%ld", SGLANG_NCCL_BASE + (p->sys_port - c->workers.ports.sys_base));
+	if (p->nnodes > 1) {
+		free(drop_flag(argv, "--dist-init-addr", 1));
+		free(drop_flag(argv, "--nnodes", 1));
+		free(drop_flag(argv, "--node-rank", 1));
+		push_kv(argv, "--dist-init-addr", "%s:%d", leader_ip, SGLANG_DIST_INIT_PORT);
+		push_kv(argv, "--nnodes", "%d", p->nnodes);
+		push_kv(argv, "--node-rank", "%d", p->node_rank);
+	}
+}
+
+void
+workercmd_build(const struct cfg *c, const struct topology *t, size_t i, const struct strv *nodes,
+    char *const *node_ips, const struct kvlist *mooncake, struct worker_cmd *w)
+{
+	const struct topo_process *p = &t->procs[i];
+	const struct worker_group *g = &c->workers.groups[t->endpoints[p->endpoint].group];
+	const char *node = nodes->v[p->node], *leader_ip = node_ips[p->leader];
+	int vllm = strcmp(c->workers.flavor, "vllm") == 0;
+	int processes = p->kind == TOPO_PER_GPU ? 2 : p->nnodes;	/* more than one: name by rank */
+	struct fill f[32];
+	size_t n = 0;
+	char rank[32] = "";
+
+	memset(w, 0, sizeof *w);
+	if (processes > 1)
+		snprintf(rank, sizeof rank, "_r%d", p->node_rank);
+	w->name = xasprintf("%s_w%d%s", p->role, p->worker_index, rank);
+	w->log = xasprintf("%s/%s_%s_w%d%s.log", c->job.run_dir, node, p->role, p->worker_index, rank);
+	for (int x = 0; x < p->ngpus; x++)
+		snprintf(w->cvd + strlen(w->cvd), sizeof w->cvd - strlen(w->cvd), "%s%d", x ? "," : "", p->gpus[x]);
+
+	fill_set(f, &n, "node", "%s", node);
+	fill_set(f, &n, "node_index", "%zu", p->node);
+	fill_set(f, &n, "node_ip", "%s", node_ips[p->node]);
+	fill_set(f, &n, "role", "%s", p->role);
+	fill_set(f, &n, "worker_index", "%d", p->worker_index);
+	fill_set(f, &n, "cuda_visible_devices", "%s", w->cvd);
+	fill_set(f, &n, "http_port", "%d", p->http_port);
+	fill_set(f, &n, "bootstrap_port", "%d", p->bootstrap_port);
+	fill_set(f, &n, "kv_events_port", "%d", p->kv_events_port);
+	fill_set(f, &n, "nixl_port", "%d", p->nixl_port);
+	fill_set(f, &n, "sys_port", "%d", p->sys_port);
+	fill_set(f, &n, "dp_rpc_port", "%d", p->dp_rpc_port);
+	fill_set(f, &n, "dp_size", "%d", p->dp_size);
+	fill_set(f, &n, "dp_size_local", "%d", p->dp_size_local);
+	fill_set(f, &n, "dp_start_rank", "%d", p->dp_start_rank);
+	fill_set(f, &n, "dp_rank", "%d", p->dp_rank < 0 ? 0 : p->dp_rank);
+	fill_set(f, &n, "dp_address", "%s", leader_ip);
+	fill_set(f, &n, "nnodes", "%d", p->nnodes);
+	fill_set(f, &n, "node_rank", "%d", p->node_rank);
+	fill_set(f, &n, "master_addr", "%s", leader_ip);
+	fill_set(f, &n, "run_dir", "%s", c->job.run_dir);
+	fill_set(f, &n, "job_id", "%s", c->job.id);
+
+	for (char **a = g->command; *a != NULL; a++)
+		strv_take(&w->argv, substitute(*a, f, n));
+	if (vllm)
+		vllm_flags(c, p, leader_ip, &w->argv);
+	else if (strcmp(c->workers.flavor, "sglang") == 0)
+		sglang_flags(c, p, leader_ip, &w->argv);
+
+	/* Later entries win, in srtctl's order. */
+	char *v = xasprintf("%d", p->sys_port);
+	kvlist_set(&w->env, "DYN_SYSTEM_PORT", v);
+	free(v);
+	for (size_t k = 0; k < g->env.n; k++) {
+		char *val = substitute(g->env.v[k].value, f, n);
+		kvlist_set(&w->env, g->env.v[k].key, val);
+		free(val);
+	}
+	if (p->ngpus < c->job.gpus_per_node && !(vllm && c->workers.device_ids))
+		kvlist_set(&w->env, "CUDA_VISIBLE_DEVICES", w->cvd);
+	else
+		w->cvd[0] = '\0';
+	if (vllm) {
+		char buf[32];
+		snprintf(buf, sizeof buf, "%d", p->kv_events_port);
+		kvlist_set(&w->env, "DYN_VLLM_KV_EVENT_PORT", buf);
+		snprintf(buf, sizeof buf, "%d", p->nixl_port);
+		kvlist_set(&w->env, "VLLM_NIXL_SIDE_CHANNEL_PORT", buf);
+		kvlist_set(&w->env, "VLLM_NIXL_SIDE_CHANNEL_HOST", node_ips[p->node]);
+		/* Concurrent TP ranks of a multi-node endpoint race for it: left unset there. */
+		if (p->nnodes <= 1) {
+			long off = p->sys_port - c->workers.ports.sys_base;
+			snprintf(buf, sizeof buf, "%ld", VLLM_PORT_BASE + VLLM_PORT_STRIDE * (off > 0 ? off : 0));
+			kvlist_set(&w->env, "VLLM_PORT", buf);
+		}
+	}
+	for (size_t k = 0; mooncake != NULL && k < mooncake->n; k++)
+		kvlist_set(&w->env, mooncake->v[k].key, mooncake->v[k].value);
+}
+
+void
+workercmd_free(struct worker_cmd *w)
+{
+	free(w->name);
+	free(w->log);
+	strv_free(&w->argv);
+	kvlist_clear(&w->env);
+	memset(w, 0, sizeof *w);
+}
