@@ -247,8 +247,10 @@ topology_build(const struct cfg *c, const struct strv *nodes, long gpn, struct t
 		snprintf(err, errlen, "gpus_per_node must be 1..%d, got %ld", TOPO_MAX_GPUS, gpn);
 		return -1;
 	}
-	if (allocate(c, nodes->n, gpn, t, err, errlen) != 0)
+	if (allocate(c, nodes->n, gpn, t, err, errlen) != 0) {
+		topology_free(t);
 		return -1;
+	}
 	p.http = xcalloc(nodes->n, sizeof(int));
 	p.bootstrap = xcalloc(nodes->n, sizeof(int));
 	p.dp_rpc = xcalloc(nodes->n, sizeof(int));
@@ -270,6 +272,8 @@ topology_build(const struct cfg *c, const struct strv *nodes, long gpn, struct t
 	free(p.http);
 	free(p.bootstrap);
 	free(p.dp_rpc);
+	if (rc != 0)
+		topology_free(t);
 	return rc;
 }
 

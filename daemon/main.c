@@ -23,6 +23,7 @@
 #include "notify.h"
 #include "plan.h"
 #include "sidecar.h"
+#include "topology.h"
 
 static struct sidecar sc;
 
@@ -163,6 +164,14 @@ check_config(const char *path, const struct cfg_overrides *ov, struct cfg *cfg, 
 {
 	struct strv errs = { 0 };
 	int rc = cfg_load_file(path, ov, cfg, &errs);
+	struct topology t;
+	char err[512];
+	/* The workers must fit the allocation: srtctl's layout rules and its messages. */
+	if (rc == 0 && topology_build(cfg, &cfg->job.nodes, cfg->job.gpus_per_node, &t, err, sizeof err) != 0) {
+		strv_pushf(&errs, "workers: %s", err);
+		rc = -1;
+	} else if (rc == 0)
+		topology_free(&t);
 	for (size_t i = 0; i < errs.n; i++)
 		fprintf(stderr, "%s\n", errs.v[i]);
 	if (rc != 0)
