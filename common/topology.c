@@ -51,7 +51,8 @@ add_proc(struct topology *t, const struct topo_endpoint *e, int kind, size_t nod
     struct ports *p)
 {
 	struct topo_process *pr;
-	t->procs = xrealloc(t->procs, (t->nprocs + 1) * sizeof *t->procs);
+	if ((t->nprocs & (t->nprocs - 1)) == 0)	/* grow at each power of two */
+		t->procs = xrealloc(t->procs, (t->nprocs ? t->nprocs * 2 : 1) * sizeof *t->procs);
 	pr = &t->procs[t->nprocs++];
 	memset(pr, 0, sizeof *pr);
 	pr->endpoint = (size_t)(e - t->endpoints);
@@ -190,7 +191,9 @@ allocate(const struct cfg *c, size_t nnodes, long gpn, struct topology *t, char 
 				continue;
 			for (long k = 0; k < g->count; k++) {
 				struct topo_endpoint *e;
-				t->endpoints = xrealloc(t->endpoints, (t->nendpoints + 1) * sizeof *t->endpoints);
+				if ((t->nendpoints & (t->nendpoints - 1)) == 0)
+					t->endpoints = xrealloc(t->endpoints,
+					    (t->nendpoints ? t->nendpoints * 2 : 1) * sizeof *t->endpoints);
 				e = &t->endpoints[t->nendpoints++];
 				memset(e, 0, sizeof *e);
 				e->group = gi;

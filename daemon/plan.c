@@ -61,9 +61,32 @@ process_json(const struct topo_process *p, const struct worker_cmd *w, const cha
 	return o;
 }
 
+/* by_node[first[n] .. first[n+1]) are the indices of node n's processes, in allocation order. */
+struct node_index {
+	size_t	*first;
+	size_t	*by_node;
+};
+
+static void
+index_by_node(const struct topology *t, size_t nnodes, struct node_index *ix)
+{
+	size_t *fill = xcalloc(nnodes + 1, sizeof *fill);
+	ix->first = xcalloc(nnodes + 1, sizeof *ix->first);
+	ix->by_node = xcalloc(t->nprocs + 1, sizeof *ix->by_node);
+	for (size_t i = 0; i < t->nprocs; i++)
+		ix->first[t->procs[i].node + 1]++;
+	for (size_t n = 0; n < nnodes; n++)
+		ix->first[n + 1] += ix->first[n];
+	for (size_t i = 0; i < t->nprocs; i++) {
+		size_t n = t->procs[i].node;
+		ix->by_node[ix->first[n] + fill[n]++] = i;
+	}
+	free(fill);
+}
+
 static json_t *
-node_plan(const struct cfg *cfg, const struct topology *t, size_t node_index, char *const *addrs,
-    const char *local_ip)
+node_plan(const struct cfg *cfg, const struct topology *t, const struct node_index *ix,
+    size_t node_index, char *const *addrs, const char *local_ip)
 {
 	const char *node = cfg->job.nodes.v[node_index];
 	json_t *o = json_object(), *files = json_array(), *procs = json_array();
@@ -89,10 +112,9 @@ node_plan(const struct cfg *cfg, const struct topology *t, size_t node_index, ch
 	/* The worker's own node gets its IPv4 as MOONCAKE_LOCAL_HOSTNAME, others their name. */
 	workerenv_build(&mc, cfg->endpoints.flavor, &ma, store,
 	    strcmp(node, cfg->job.node) == 0 ? local_ip : node, &cfg->endpoints.env);
-	for (size_t i = 0; i < t->nprocs; i++) {
+	for (size_t k = ix->first[node_index]; k < ix->first[node_index + 1]; k++) {
 		struct worker_cmd w;
-		if (t->procs[i].node != node_index)
-			continue;
+		size_t i = ix->by_node[k];
 		workercmd_build(cfg, t, i, &cfg->job.nodes, addrs, &mc, &w);
 		json_array_append_new(procs, process_json(&t->procs[i], &w, node));
 		workercmd_free(&w);
@@ -112,36 +134,51 @@ int
 plan_print(const struct cfg *cfg, int all, FILE *f)
 {
 	struct topology t;
+	struct node_index ix;
 	char err[512], local_ip[64];
 	json_t *root;
-	int this = -1;
+	int this = -1, rc;
 
 	if (topology_build(cfg, &cfg->job.nodes, cfg->job.gpus_per_node, &t, err, sizeof err) != 0)
 		return EX_CONFIG;	/* check_config has reported it */
 	endpoints_local_ipv4(local_ip, sizeof local_ip);
+	index_by_node(&t, cfg->job.nodes.n, &ix);
 	for (size_t i = 0; i < cfg->job.nodes.n; i++)
 		if (strcmp(cfg->job.nodes.v[i], cfg->job.node) == 0)
 			this = (int)i;
 	root = json_object();
 	json_object_set_new(root, "job_id", json_string(cfg->job.id));
 	if (all) {
-		json_t *nodes = json_array();
-		for (size_t i = 0; i < cfg->job.nodes.n; i++)
-			json_array_append_new(nodes, node_plan(cfg, &t, i, cfg->job.nodes.v, local_ip));
-		json_object_set_new(root, "nodes", nodes);
+		/* Streamed a node at a time, one line each: thousands of nodes in bounded memory. */
+		char *id = json_dumps(json_object_get(root, "job_id"), JSON_ENCODE_ANY);
+		fprintf(f, "{\"job_id\":%s,\"nodes\":[\n", id);
+		free(id);
+		for (size_t i = 0; i < cfg->job.nodes.n; i++) {
+			json_t *np = node_plan(cfg, &t, &ix, i, cfg->job.nodes.v, local_ip);
+			char *line = json_dumps(np, JSON_COMPACT | JSON_PRESERVE_ORDER);
+			fputs(line, f);
+			fputs(i + 1 < cfg->job.nodes.n ? ",\n" : "\n", f);
+			free(line);
+			json_decref(np);
+		}
+		fputs("]}\n", f);
+		rc = 0;
 	} else if (this < 0) {
 		fprintf(stderr, "job.node \"%s\" is not in job.nodes (use --node NAME)\n", cfg->job.node);
-		json_decref(root);
-		topology_free(&t);
-		return EX_CONFIG;
+		rc = EX_CONFIG;
 	} else {
-		json_t *np = node_plan(cfg, &t, (size_t)this, cfg->job.nodes.v, local_ip);
+		json_t *np = node_plan(cfg, &t, &ix, (size_t)this, cfg->job.nodes.v, local_ip);
 		json_object_update(root, np);
 		json_decref(np);
+		json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', f);
+		rc = 0;
 	}
-	json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	fputc('\n', f);
 	json_decref(root);
 	topology_free(&t);
-	return fflush(f) == 0 ? 0 : EX_IOERR;
+	free(ix.first);
+	free(ix.by_node);
+	if (rc == 0 && fflush(f) != 0)
+		rc = EX_IOERR;
+	return rc;
 }

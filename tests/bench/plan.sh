@@ -1,0 +1,28 @@
+#!/bin/bash
+# --plan=all for 1,024 nodes x 8 GPUs: per_gpu (8,192 processes) and per_node (1,024 processes).
+# Prints wall time (median of 5) and peak RSS for each. srtctl, for reference, computes the same
+# layout in Python at job start and resolves every node's IP with one srun per node.
+# Usage: tests/bench/plan.sh
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+bash "$top/scripts/build.sh" "$top/build-bench" >/dev/null || exit 1
+SIDECAR=$top/build-bench/daemon/mooncake-sidecar
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+for mode in per_gpu per_node; do
+	cat >"$T/$mode.json" <<JSON
+{ "job": { "id": "4242", "nodes": "gpu-[0001-1024]", "node": "gpu-0001", "gpus_per_node": 8, "run_dir": "/tmp/plan" },
+  "master": { "command": ["mooncake_master"] },
+  "workers": { "flavor": "vllm", "dp_launch_mode": "$mode",
+    "groups": [ { "role": "prefill", "count": 512, "gpus": 8, "dp": 8,
+                  "command": ["vllm", "serve", "/model", "--port", "{http_port}"] },
+                { "role": "decode", "count": 512, "gpus": 8, "dp": 8,
+                  "command": ["vllm", "serve", "/model", "--port", "{http_port}"] } ] } }
+JSON
+	for i in 1 2 3 4 5; do
+		/usr/bin/time -f '%e %M' -o "$T/time" "$SIDECAR" -c "$T/$mode.json" --plan=all >"$T/out.json" || exit 1
+		cat "$T/time" >>"$T/$mode.times"
+	done
+	procs=$(grep -o '"worker_index"' "$T/out.json" | wc -l)
+	sort -n "$T/$mode.times" | awk -v m="$mode" -v p="$procs" '{t[NR]=$1*1000; if ($2 > r) r=$2} END {printf "--plan=all %-8s %5d processes: %.0f ms (median of %d), peak RSS %.1f MiB\n", m, p, t[int((NR+1)/2)], NR, r/1024}'
+done
