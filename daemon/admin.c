@@ -16,6 +16,7 @@
 #include "clock.h"
 #include "endpoints.h"
 #include "follow.h"
+#include "workers.h"
 #include "log.h"
 #include "master.h"
 #include "metrics.h"
@@ -247,7 +248,7 @@ query_arg(void *cls, enum MHD_ValueKind kind, const char *key, size_t klen, cons
 static char *
 status_json(const struct sidecar *sc)
 {
-	json_t *o = json_object(), *m, *w = json_array(), *e;
+	json_t *o = json_object(), *m, *e;
 	const struct child *c = sc->master ? master_child(sc->master) : NULL;
 	json_object_set_new(o, "version", json_string(PACKAGE_VERSION));
 	json_object_set_new(o, "node", json_string(sc->cfg.job.node));
@@ -297,7 +298,7 @@ status_json(const struct sidecar *sc)
 	else
 		m = json_pack("{s:s, s:s}", "state", "absent", "node", sc->cfg.master.node);
 	json_object_set_new(o, "master", m);
-	json_object_set_new(o, "workers", w);
+	json_object_set_new(o, "workers", workers_status(sc->workers));
 	e = json_pack("{s:i, s:s, s:o}", "generation",
 	    sc->endpoints ? (int)endpoints_generation(sc->endpoints) : 0, "dir", sc->cfg.job.run_dir,
 	    "written_at", sc->endpoints && endpoints_written_at(sc->endpoints) > 0 ?
@@ -420,9 +421,13 @@ route(struct request *r, const char *url)
 		r->route = "/readyz";
 		if (c != NULL && c->state == CHILD_READY)
 			return respond_text(r, MHD_HTTP_OK, "ready");
-		if (c == NULL && a->sc->endpoints != NULL && endpoints_ready(a->sc->endpoints))
+		if (c == NULL && a->sc->endpoints != NULL && endpoints_ready(a->sc->endpoints) &&
+		    workers_ready(a->sc->workers) == workers_count(a->sc->workers))
 			return respond_text(r, MHD_HTTP_OK, "ready");
-		if (c == NULL && a->sc->follow != NULL)
+		if (c == NULL && a->sc->endpoints != NULL && endpoints_ready(a->sc->endpoints))
+			snprintf(why, sizeof why, "not ready: %zu of %zu workers running",
+			    workers_ready(a->sc->workers), workers_count(a->sc->workers));
+		else if (c == NULL && a->sc->follow != NULL)
 			snprintf(why, sizeof why, "not ready: %s", follow_state(a->sc->follow));
 		else if (c == NULL)
 			snprintf(why, sizeof why, "not ready: no master runs on this node");

@@ -358,6 +358,8 @@ child_spawn(struct child *c)
 	set_state(c, CHILD_STARTING, "pid %ld", (long)pid);
 	if (c->ops->spawned != NULL && c->state == CHILD_STARTING)
 		c->ops->spawned(c);
+	else if (c->ops->spawned == NULL && c->state == CHILD_STARTING)
+		child_ready(c);		/* nothing to probe: running is ready */
 }
 
 void

@@ -27,6 +27,8 @@ struct endpoints {
 	int			 ready;
 	char			*json;
 	double			 written_at;
+	char			 addr[INET6_ADDRSTRLEN];	/* of the last ready write */
+	struct master_addr	 ma;
 };
 
 void
@@ -185,6 +187,11 @@ write_files(struct endpoints *e, unsigned gen, int ready, const struct master_ad
 	e->json = json;
 	e->generation = gen;
 	e->ready = ready;
+	if (ready) {
+		snprintf(e->addr, sizeof e->addr, "%s", ma->address);
+		e->ma = *ma;
+		e->ma.address = e->addr;
+	}
 	e->written_at = wall_now();
 	log_info("endpoints: generation %u %s (master %s:%ld) in %.3f ms", gen, ready ? "ready" : "not ready",
 	    ma->address, ma->rpc_port, (mono_now() - t0) * 1000.0);
@@ -226,6 +233,16 @@ endpoints_mirror(struct endpoints *e, const char *text)
 	    xstrdup(text));
 	json_decref(j);
 	return rc;
+}
+
+int
+endpoints_worker_env(const struct endpoints *e, struct kvlist *env)
+{
+	if (e->addr[0] == '\0')
+		return -1;
+	workerenv_build(env, e->cfg->endpoints.flavor, &e->ma, e->store_path, e->local_ip,
+	    &e->cfg->endpoints.env);
+	return 0;
 }
 
 unsigned

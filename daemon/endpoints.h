@@ -27,6 +27,9 @@ int		 endpoints_publish(struct endpoints *, unsigned, int, const struct endpoint
 /* A node without a master: write the head sidecar's endpoints.json as it is and, when it says ready,
  * this node's mooncake.env and store config pointing at the master it names. */
 int		 endpoints_mirror(struct endpoints *, const char *);
+/* The mooncake variables of the last ready write (what mooncake.env says), for this node's workers;
+ * -1 before any. */
+int		 endpoints_worker_env(const struct endpoints *, struct kvlist *);
 unsigned	 endpoints_generation(const struct endpoints *);
 int		 endpoints_ready(const struct endpoints *);
 const char	*endpoints_json(const struct endpoints *);	/* NULL before the first write */

@@ -24,6 +24,7 @@
 #include "plan.h"
 #include "sidecar.h"
 #include "topology.h"
+#include "workers.h"
 
 static struct sidecar sc;
 
@@ -101,14 +102,27 @@ sidecar_update(struct sidecar *s)
 		snprintf(status, sizeof status, "master %s: %s", child_state_name(c->state), c->reason);
 	if (c != NULL)
 		publish(s, 0);
+	workers_update(s->workers);
+	if (workers_count(s->workers) > 0) {
+		size_t len = strlen(status);
+		snprintf(status + len, sizeof status - len, "; %zu/%zu workers running",
+		    workers_ready(s->workers), workers_count(s->workers));
+	}
 
 	if (!s->stopping && !s->ready_sent && ((c != NULL && c->state == CHILD_READY) ||
-	    (c == NULL && s->endpoints != NULL && endpoints_ready(s->endpoints)))) {
+	    (c == NULL && s->endpoints != NULL && endpoints_ready(s->endpoints) &&
+	    workers_ready(s->workers) == workers_count(s->workers)))) {
 		notify_ready(status);
 		s->ready_sent = 1;
 	} else if (!s->stopping)
 		notify_status(status);
-	if (s->stopping && (c == NULL || c->pid <= 0))
+	/* Stop order: the workers first, then the master, then out of the loop. */
+	if (s->stopping && workers_running(s->workers) == 0 && c != NULL && !s->master_stopping) {
+		s->master_stopping = 1;
+		master_stop(s->master, s->stop_now);
+		c = master_child(s->master);
+	}
+	if (s->stopping && workers_running(s->workers) == 0 && (c == NULL || c->pid <= 0))
 		event_base_loopexit(s->base, NULL);
 }
 
@@ -128,9 +142,11 @@ shutdown_begin(struct sidecar *s, int now)
 	else
 		log_notice("second stop signal: skipping the waits");
 	s->stopping = 1;
+	s->stop_now = now;
 	notify_stopping();
-	if (s->master != NULL)
-		master_stop(s->master, now);
+	workers_stop(s->workers, now);
+	if (now && s->master != NULL)
+		master_stop(s->master, 1);
 	sidecar_update(s);
 }
 
@@ -280,11 +296,14 @@ main(int argc, char **argv)
 		if ((sc.follow = follow_new(&sc, err, sizeof err)) == NULL)
 			fatalx(EX_UNAVAILABLE, "%s", err);
 	}
+	if ((sc.workers = workers_new(&sc, err, sizeof err)) == NULL)
+		fatalx(EX_CONFIG, "workers: %s", err);
 	sidecar_update(&sc);
 
 	event_base_dispatch(sc.base);
 
 	follow_free(sc.follow);
+	workers_free(sc.workers);
 	admin_free(sc.admin);
 	if (sc.master != NULL)
 		master_free(sc.master);

@@ -8,6 +8,7 @@ struct master;
 struct admin;
 struct endpoints;
 struct follow;
+struct workers;
 
 /* The one daemon: its loop, its configuration and what it supervises. */
 struct sidecar {
@@ -17,6 +18,9 @@ struct sidecar {
 	struct admin		*admin;
 	struct endpoints	*endpoints;
 	struct follow		*follow;	/* nodes without a master */
+	struct workers		*workers;	/* this node's GPU workers */
+	int			 stop_now;	/* a second stop signal: no more waiting */
+	int			 master_stopping;
 	char			 master_address[64];	/* advertised to workers */
 	unsigned		 published;	/* the master generation last written as ready */
 	char			 published_target[256];	/* and where it pointed workers */

@@ -18,9 +18,12 @@ else
 fi
 export MOONCAKE_MASTER_BIN
 export DEMO_RUN_DIR=${DEMO_RUN_DIR:-/tmp/mooncake-sidecar/demo}
+# Two fake GPU workers (they record their argv and environment, then wait): one GPU each.
+export FAKE_WORKER_BIN=$top/tests/tools/fake-worker FAKE_WORKER_DIR=$DEMO_RUN_DIR
 cat <<TXT
 
-mooncake-sidecar is starting in the foreground (Ctrl-C stops it and the master).
+mooncake-sidecar is starting in the foreground: the master, then two fake GPU workers once the
+endpoint files are written (Ctrl-C stops the workers, then the master).
 In another terminal, try:
   curl -s http://127.0.0.1:9103/status                  # state, pid, restarts, ports, probes
   curl -s http://127.0.0.1:9103/health                  # proxied to the master's admin port
@@ -29,7 +32,9 @@ In another terminal, try:
   curl -s http://127.0.0.1:9103/metrics | head          # the sidecar's metrics, then the master's
   $build/daemon/mooncake-sidecar --status               # a summary, like systemctl status
   kill -9 \$(cat $DEMO_RUN_DIR/mooncake_master.pid)      # the sidecar restarts it within ~100 ms
-  tail -f $DEMO_RUN_DIR/mooncake_master.log
+  cat $DEMO_RUN_DIR/mooncake.env                        # what workers read
+  cat $DEMO_RUN_DIR/worker-7500.env | grep -E 'CUDA|MOONCAKE'   # what worker 0 got
+  tail -f $DEMO_RUN_DIR/mooncake_master.log $DEMO_RUN_DIR/localhost_agg_w0.log
 
 TXT
 exec "$build/daemon/mooncake-sidecar" -c "$top/conf/demo.json" "$@"

@@ -1,0 +1,20 @@
+#ifndef DAEMON_WORKERS_H
+#define DAEMON_WORKERS_H
+#include <jansson.h>
+
+struct sidecar;
+struct workers;
+
+/* This node's share of the worker plan. NULL with err filled when the layout fails. */
+struct workers	*workers_new(struct sidecar *, char *, size_t);
+void		 workers_free(struct workers *);
+/* After any state change: start once the endpoint files say ready (or at once without
+ * wait_for_master); with on_master_restart "restart", restart on each new generation. */
+void		 workers_update(struct workers *);
+/* Stop every worker (the process groups; SIGKILL after workers.stop_timeout_ms, or now). */
+void		 workers_stop(struct workers *, int);
+size_t		 workers_count(const struct workers *);
+size_t		 workers_running(const struct workers *);	/* processes alive */
+size_t		 workers_ready(const struct workers *);		/* in state ready */
+json_t		*workers_status(const struct workers *);
+#endif
