@@ -105,6 +105,7 @@ RSS_LOOP=$(rss_kb "$LOOP")
 M=$(awk '$1=="exec"{p=$2} END{print p}' "$EV")
 kill_quiet "$LOOP"
 [ "$(cat /proc/"$M"/comm 2>/dev/null)" = mooncake_master ] && kill -KILL "$M"
+pkill -KILL -f -- "--rpc_port=$RPC " 2>/dev/null	# a respawn racing the loop's end: this run's port
 
 echo "(b) crash-to-respawn, kill -9 -> exec of the new master (ms, median [min-max]):"
 echo "    sidecar, backoff_initial_ms 100     $(awk '{print $1/1000}' "$T/respawn-100" | median) $(awk '{print $1/1000}' "$T/respawn-100" | range)"

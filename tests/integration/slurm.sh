@@ -1,0 +1,120 @@
+#!/bin/bash
+# A real SLURM: two logical nodes (two slurmd -N) on this machine, two fake GPUs each (character
+# devices, so steps get SLURM_GPUS_ON_NODE and CUDA_VISIBLE_DEVICES). One allocation of both nodes;
+# inside it one sidecar per node with srun --overlap: n1 runs the stand-in master, n2 follows it;
+# a vLLM per_gpu DP4 endpoint puts two fake workers on each node. Each worker's GPU, rank and ports
+# are checked; scancel stops everything. Only the daemons this script started are stopped.
+# MCS_SKIP_SLURM=1 skips it, and says so.
+. "$(dirname "$0")/lib.sh"
+if [ -n "${MCS_SKIP_SLURM:-}" ]; then
+	echo "slurm: SKIPPED because MCS_SKIP_SLURM is set"
+	exit 77
+fi
+bash "$top_srcdir/scripts/deps.sh" slurmctld slurmd slurm-client munge >/dev/null || fail "cannot install SLURM"
+FAKE=$top_srcdir/tests/tools/fake-worker
+export SLURM_CONF=$T/slurm.conf
+
+# munge: reuse a running munged, else start one (and stop it at the end).
+if ! pgrep -x munged >/dev/null; then
+	[ -f /etc/munge/munge.key ] || { dd if=/dev/urandom of=/etc/munge/munge.key bs=1024 count=1 2>/dev/null;
+	    chown munge:munge /etc/munge/munge.key; chmod 400 /etc/munge/munge.key; }
+	mkdir -p /run/munge && chown munge:munge /run/munge
+	runuser -u munge -- /usr/sbin/munged || fail "munged did not start"
+	wait_for 5 test -S /run/munge/munge.socket.2 || fail "no munge socket"
+	STARTED+=("$(cat /run/munge/munged.pid)")
+fi
+
+read -r CTLD P1 P2 SIDE1 SIDE2 RPC META ADMIN <<<"$("$TESTKIT" freeports 8 | tr '\n' ' ')"
+mkdir -p "$T/state" "$T/spool" "$T/workers" "$T/run"
+for n in n1 n2; do
+	mkdir -p "$T/dev/$n"
+	for g in 0 1; do mknod "$T/dev/$n/nvidia$g" c 1 3; done
+done
+cat >"$SLURM_CONF" <<CONF
+ClusterName=mcs
+SlurmctldHost=localhost
+SlurmctldPort=$CTLD
+SlurmUser=root
+AuthType=auth/munge
+StateSaveLocation=$T/state
+SlurmdSpoolDir=$T/spool/%n
+SlurmctldPidFile=$T/slurmctld.pid
+SlurmdPidFile=$T/slurmd-%n.pid
+SlurmctldLogFile=$T/slurmctld.log
+SlurmdLogFile=$T/slurmd-%n.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SlurmdParameters=config_overrides
+GresTypes=gpu
+MpiDefault=none
+ReturnToService=2
+KillWait=5
+NodeName=n1 NodeHostname=localhost NodeAddr=127.0.0.1 Port=$P1 CPUs=2 RealMemory=1000 Gres=gpu:2 State=UNKNOWN
+NodeName=n2 NodeHostname=localhost NodeAddr=127.0.0.1 Port=$P2 CPUs=2 RealMemory=1000 Gres=gpu:2 State=UNKNOWN
+PartitionName=test Nodes=n1,n2 Default=YES MaxTime=INFINITE State=UP
+CONF
+cat >"$T/gres.conf" <<CONF
+NodeName=n1 Name=gpu File=$T/dev/n1/nvidia[0-1]
+NodeName=n2 Name=gpu File=$T/dev/n2/nvidia[0-1]
+CONF
+slurmctld -D -i >"$T/slurmctld.out" 2>&1 &
+STARTED+=($!)
+for n in n1 n2; do
+	slurmd -D -N "$n" >"$T/slurmd-$n.out" 2>&1 &
+	STARTED+=($!)
+done
+idle() { [ "$(sinfo -h -N -o '%N %T' 2>/dev/null | grep -c ' idle')" -eq 2 ]; }
+wait_for 30 idle || fail "SLURM nodes not idle: $(sinfo -N 2>&1; tail -5 "$T/slurmctld.log")"
+pass "a two-node SLURM cluster on this machine (slurmctld, slurmd -N n1, slurmd -N n2)"
+
+cat >"$T/job.json" <<JSON
+{ "job": { "id": "\${SLURM_JOB_ID}", "nodes": "\${SLURM_JOB_NODELIST}", "gpus_per_node": 0,
+           "run_dir": "$T/run/\${SLURMD_NODENAME}" },
+  "master": { "command": ["$STANDIN"], "address": "127.0.0.1", "rpc_port": $RPC, "http_metadata_port": $META,
+              "metrics_port": $ADMIN, "url": "http://127.0.0.1:$SIDE1",
+              "extra_args": ["--rpc_address=127.0.0.1", "--metrics_host=127.0.0.1"] },
+  "endpoints": { "flavor": "vllm" },
+  "workers": { "flavor": "vllm", "dp_launch_mode": "per_gpu",
+               "groups": [ { "role": "agg", "count": 1, "gpus": 4, "dp": 4,
+                             "command": ["$FAKE", "serve", "/model", "--port", "{http_port}"] } ] } }
+JSON
+salloc -N2 --gres=gpu:2 --no-shell -J mcs-test >"$T/salloc.out" 2>&1 || fail "salloc: $(cat "$T/salloc.out")"
+JOB=$(sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p' "$T/salloc.out")
+[ -n "$JOB" ] || fail "no job id: $(cat "$T/salloc.out")"
+FAKE_WORKER_DIR=$T/workers MC_STANDIN_START_DELAY_MS=200 srun --jobid="$JOB" --overlap -N2 --ntasks-per-node=1 \
+    --gres=gpu:2 sh -c 'exec "$0" -c "$1" --listen "127.0.0.1:$([ "$SLURMD_NODENAME" = n1 ] && echo "$2" || echo "$3")"' \
+    "$SIDECAR" "$T/job.json" "$SIDE1" "$SIDE2" >"$T/srun.out" 2>&1 &
+SRUN=$!
+STARTED+=($SRUN)
+ready4() { [ "$(ls "$T"/workers/worker-*.env 2>/dev/null | wc -l)" -eq 4 ]; }
+wait_for 30 ready4 || fail "4 workers did not start: $(tail -20 "$T/srun.out")"
+pass "srun --overlap: one sidecar per node, the master on n1, 4 workers started"
+for sys in 7500 7501 7502 7503; do
+	r=$((sys - 7500))
+	node=$([ $r -lt 2 ] && echo n1 || echo n2)
+	e=$T/workers/worker-$sys.env a=$T/workers/worker-$sys.argv
+	grep -qx "CUDA_VISIBLE_DEVICES=$((r % 2))" "$e" || fail "rank $r: $(grep CUDA "$e")"
+	grep -qx "SLURMD_NODENAME=$node" "$e" || fail "rank $r ran on $(grep SLURMD_NODENAME "$e")"
+	tr '\n' ' ' <"$a" | grep -q -- "--data-parallel-rank $r --data-parallel-address n1 --data-parallel-rpc-port 8400 --data-parallel-size 4" ||
+	    fail "rank $r argv: $(tr '\n' ' ' <"$a")"
+	grep -qx "MOONCAKE_MASTER=127.0.0.1:$RPC" "$e" || fail "rank $r MOONCAKE_MASTER"
+	grep -qx "DYN_SYSTEM_PORT=$sys" "$e" && grep -qx "DYN_VLLM_KV_EVENT_PORT=$((5200 + r))" "$e" || fail "rank $r ports"
+done
+tr '\n' ' ' <"$T/workers/worker-7500.argv" | grep -q -- '--port 6100 ' || fail "rank 0 http port"
+tr '\n' ' ' <"$T/workers/worker-7502.argv" | grep -q -- '--port 0 ' || fail "rank 2 has an http port"
+pass "each worker: its node, CUDA_VISIBLE_DEVICES (0/1 per node), DP rank, rpc port, sys and kv ports"
+curl -s "http://127.0.0.1:$SIDE2/status" | grep -q '"state": "remote"' || fail "n2's sidecar does not follow n1"
+pass "n2's sidecar follows n1's master"
+
+scancel --signal=TERM "$JOB"
+scancel "$JOB"
+WPIDS=$(cat "$T"/workers/worker-*.pid)
+gone() {
+	for p in $WPIDS; do alive "$p" && return 1; done
+	! pgrep -f -- "--rpc_port=$RPC " >/dev/null && ! pgrep -f -- "$T/job.json" >/dev/null
+}
+wait_for 30 gone || fail "left running after scancel: $(pgrep -af -- "$T" | head)"
+pass "scancel: sidecars, master and workers all gone"
+finish
