@@ -50,6 +50,30 @@ buf_printf(struct buf *b, const char *fmt, ...)
 }
 
 void
+buf_json_string(struct buf *b, const char *s)
+{
+	const char *run = s;
+	buf_add(b, "\"", 1);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		buf_add(b, run, (size_t)(s - run));
+		if (c == '"' || c == '\\')
+			buf_printf(b, "\\%c", c);
+		else if (c == '\n')
+			buf_puts(b, "\\n");
+		else if (c == '\t')
+			buf_puts(b, "\\t");
+		else
+			buf_printf(b, "\\u%04x", c);
+		run = s + 1;
+	}
+	buf_add(b, run, (size_t)(s - run));
+	buf_add(b, "\"", 1);
+}
+
+void
 buf_free(struct buf *b)
 {
 	free(b->p);

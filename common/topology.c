@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +55,8 @@ add_proc(struct topology *t, const struct topo_endpoint *e, int kind, size_t nod
 	if ((t->nprocs & (t->nprocs - 1)) == 0)	/* grow at each power of two */
 		t->procs = xrealloc(t->procs, (t->nprocs ? t->nprocs * 2 : 1) * sizeof *t->procs);
 	pr = &t->procs[t->nprocs++];
-	memset(pr, 0, sizeof *pr);
+	memset(pr, 0, offsetof(struct topo_process, gpus));
+	memset(&pr->ngpus, 0, sizeof *pr - offsetof(struct topo_process, ngpus));
 	pr->endpoint = (size_t)(e - t->endpoints);
 	pr->kind = kind;
 	pr->role = e->role;
@@ -64,7 +66,7 @@ add_proc(struct topology *t, const struct topo_endpoint *e, int kind, size_t nod
 	pr->nnodes = e->nnodes;
 	pr->leader = e->first_node;
 	pr->ngpus = e->ngpus;
-	memcpy(pr->gpus, e->gpus, sizeof pr->gpus);
+	memcpy(pr->gpus, e->gpus, (size_t)e->ngpus);
 	pr->dp_rank = -1;
 	pr->sys_port = p->sys++;
 	return pr;
@@ -213,7 +215,7 @@ allocate(const struct cfg *c, size_t nnodes, long gpn, struct topology *t, char 
 					e->nnodes = 1;
 					e->ngpus = (int)g->gpus;
 					for (int x = 0; x < e->ngpus; x++)
-						e->gpus[x] = (int)offset + x;
+						e->gpus[x] = (uint8_t)(offset + x);
 					offset += g->gpus;
 					if (offset == gpn || c->workers.spread) {
 						node++;
@@ -222,7 +224,7 @@ allocate(const struct cfg *c, size_t nnodes, long gpn, struct topology *t, char 
 				}
 				if (g->gpus >= gpn)
 					for (int x = 0; x < e->ngpus; x++)
-						e->gpus[x] = x;
+						e->gpus[x] = (uint8_t)x;
 				if (e->first_node + (size_t)e->nnodes > nnodes) {
 					snprintf(err, errlen, "%s worker %d needs node %zu of the job, but job.nodes has "
 					    "%zu nodes of %ld GPUs", e->role, e->index,

@@ -3,6 +3,8 @@
 #include <stddef.h>
 #include "cfg.h"
 
+#include <stdint.h>
+
 #define TOPO_MAX_GPUS	64	/* per node */
 
 enum topo_kind { TOPO_STANDARD, TOPO_PER_GPU, TOPO_PER_NODE, TOPO_SPANNING };
@@ -14,7 +16,7 @@ struct topo_endpoint {
 	int		 index;		/* worker index within its role */
 	size_t		 first_node;	/* into the node list */
 	int		 nnodes;
-	int		 gpus[TOPO_MAX_GPUS];	/* the same indices on every node */
+	uint8_t		 gpus[TOPO_MAX_GPUS];	/* the same indices on every node */
 	int		 ngpus;
 };
 
@@ -28,7 +30,7 @@ struct topo_process {
 	int		 node_rank;
 	int		 nnodes;	/* nodes of the endpoint */
 	size_t		 leader;	/* the endpoint's first node */
-	int		 gpus[TOPO_MAX_GPUS];
+	uint8_t		 gpus[TOPO_MAX_GPUS];
 	int		 ngpus;
 	int		 http_port, bootstrap_port, kv_events_port, nixl_port, sys_port, dp_rpc_port;
 	int		 dp_size, dp_size_local, dp_start_rank, dp_rank;	/* dp_rank -1: none */

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "buf.h"
 #include "workercmd.h"
 #include "xalloc.h"
 
@@ -11,54 +12,43 @@
 #define VLLM_PORT_STRIDE	50
 #define VLLM_DP_RPC_DEFAULT	8400
 
+/* A placeholder's value: a string, or a number formatted only when a template uses it. */
 struct fill {
 	const char	*name;
-	char		 value[256];
+	const char	*s;
+	long		 n;
 };
 
-static void
-fill_set(struct fill *f, size_t *n, const char *name, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static void
-fill_set(struct fill *f, size_t *n, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	f[*n].name = name;
-	va_start(ap, fmt);
-	vsnprintf(f[*n].value, sizeof f[*n].value, fmt, ap);
-	va_end(ap);
-	(*n)++;
-}
+#define FILL_S(f, k, name_, str)	((f)[(k)++] = (struct fill){ (name_), (str), 0 })
+#define FILL_N(f, k, name_, num)	((f)[(k)++] = (struct fill){ (name_), NULL, (long)(num) })
 
 /* Replace every {name} we know; unknown ones stay as they are. */
 static char *
 substitute(const char *in, const struct fill *f, size_t n)
 {
-	char *out = xstrdup("");
+	struct buf b = { 0 };
 	const char *p = in;
 	while (*p) {
 		const char *open = strchr(p, '{'), *close = open ? strchr(open, '}') : NULL;
 		size_t i = n;
-		char *t;
-		if (open != NULL && close != NULL)
-			for (i = 0; i < n; i++)
-				if (strlen(f[i].name) == (size_t)(close - open - 1) &&
-				    strncmp(f[i].name, open + 1, (size_t)(close - open - 1)) == 0)
-					break;
 		if (open == NULL || close == NULL) {
-			t = xasprintf("%s%s", out, p);
-			free(out);
-			return t;
+			buf_puts(&b, p);
+			break;
 		}
-		if (i < n)
-			t = xasprintf("%s%.*s%s", out, (int)(open - p), p, f[i].value);
+		for (i = 0; i < n; i++)
+			if (strlen(f[i].name) == (size_t)(close - open - 1) &&
+			    strncmp(f[i].name, open + 1, (size_t)(close - open - 1)) == 0)
+				break;
+		buf_add(&b, p, (size_t)(open - p));
+		if (i == n)
+			buf_add(&b, open, (size_t)(close + 1 - open));
+		else if (f[i].s != NULL)
+			buf_puts(&b, f[i].s);
 		else
-			t = xasprintf("%s%.*s", out, (int)(close + 1 - p), p);
-		free(out);
-		out = t;
+			buf_printf(&b, "%ld", f[i].n);
 		p = close + 1;
 	}
-	return out;
+	return buf_take(&b, NULL);
 }
 
 /* Remove --flag (and its value, for value flags) from argv; returns the value it had, or NULL. */
@@ -190,28 +180,28 @@ workercmd_build(const struct cfg *c, const struct topology *t, size_t i, const s
 	for (int x = 0; x < p->ngpus; x++)
 		snprintf(w->cvd + strlen(w->cvd), sizeof w->cvd - strlen(w->cvd), "%s%d", x ? "," : "", p->gpus[x]);
 
-	fill_set(f, &n, "node", "%s", node);
-	fill_set(f, &n, "node_index", "%zu", p->node);
-	fill_set(f, &n, "node_ip", "%s", node_ips[p->node]);
-	fill_set(f, &n, "role", "%s", p->role);
-	fill_set(f, &n, "worker_index", "%d", p->worker_index);
-	fill_set(f, &n, "cuda_visible_devices", "%s", w->cvd);
-	fill_set(f, &n, "http_port", "%d", p->http_port);
-	fill_set(f, &n, "bootstrap_port", "%d", p->bootstrap_port);
-	fill_set(f, &n, "kv_events_port", "%d", p->kv_events_port);
-	fill_set(f, &n, "nixl_port", "%d", p->nixl_port);
-	fill_set(f, &n, "sys_port", "%d", p->sys_port);
-	fill_set(f, &n, "dp_rpc_port", "%d", p->dp_rpc_port);
-	fill_set(f, &n, "dp_size", "%d", p->dp_size);
-	fill_set(f, &n, "dp_size_local", "%d", p->dp_size_local);
-	fill_set(f, &n, "dp_start_rank", "%d", p->dp_start_rank);
-	fill_set(f, &n, "dp_rank", "%d", p->dp_rank < 0 ? 0 : p->dp_rank);
-	fill_set(f, &n, "dp_address", "%s", leader_ip);
-	fill_set(f, &n, "nnodes", "%d", p->nnodes);
-	fill_set(f, &n, "node_rank", "%d", p->node_rank);
-	fill_set(f, &n, "master_addr", "%s", leader_ip);
-	fill_set(f, &n, "run_dir", "%s", c->job.run_dir);
-	fill_set(f, &n, "job_id", "%s", c->job.id);
+	FILL_S(f, n, "node", node);
+	FILL_N(f, n, "node_index", p->node);
+	FILL_S(f, n, "node_ip", node_ips[p->node]);
+	FILL_S(f, n, "role", p->role);
+	FILL_N(f, n, "worker_index", p->worker_index);
+	FILL_S(f, n, "cuda_visible_devices", w->cvd);
+	FILL_N(f, n, "http_port", p->http_port);
+	FILL_N(f, n, "bootstrap_port", p->bootstrap_port);
+	FILL_N(f, n, "kv_events_port", p->kv_events_port);
+	FILL_N(f, n, "nixl_port", p->nixl_port);
+	FILL_N(f, n, "sys_port", p->sys_port);
+	FILL_N(f, n, "dp_rpc_port", p->dp_rpc_port);
+	FILL_N(f, n, "dp_size", p->dp_size);
+	FILL_N(f, n, "dp_size_local", p->dp_size_local);
+	FILL_N(f, n, "dp_start_rank", p->dp_start_rank);
+	FILL_N(f, n, "dp_rank", p->dp_rank < 0 ? 0 : p->dp_rank);
+	FILL_S(f, n, "dp_address", leader_ip);
+	FILL_N(f, n, "nnodes", p->nnodes);
+	FILL_N(f, n, "node_rank", p->node_rank);
+	FILL_S(f, n, "master_addr", leader_ip);
+	FILL_S(f, n, "run_dir", c->job.run_dir);
+	FILL_S(f, n, "job_id", c->job.id);
 
 	for (char **a = g->command; *a != NULL; a++)
 		strv_take(&w->argv, substitute(*a, f, n));

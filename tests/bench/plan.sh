@@ -19,10 +19,13 @@ for mode in per_gpu per_node; do
                 { "role": "decode", "count": 512, "gpus": 8, "dp": 8,
                   "command": ["vllm", "serve", "/model", "--port", "{http_port}"] } ] } }
 JSON
-	for i in 1 2 3 4 5; do
-		/usr/bin/time -f '%e %M' -o "$T/time" "$SIDECAR" -c "$T/$mode.json" --plan=all >"$T/out.json" || exit 1
-		cat "$T/time" >>"$T/$mode.times"
+	/usr/bin/time -f '%M' -o "$T/rss" "$SIDECAR" -c "$T/$mode.json" --plan=all >"$T/out.json" || exit 1
+	for i in $(seq 11); do
+		S=${EPOCHREALTIME/./}
+		"$SIDECAR" -c "$T/$mode.json" --plan=all >"$T/out.json" || exit 1
+		E=${EPOCHREALTIME/./}
+		echo "$(( (E - S) / 1000 )).$(( (E - S) % 1000 / 100 )) $(cat "$T/rss")" >>"$T/$mode.times"
 	done
 	procs=$(grep -o '"worker_index"' "$T/out.json" | wc -l)
-	sort -n "$T/$mode.times" | awk -v m="$mode" -v p="$procs" '{t[NR]=$1*1000; if ($2 > r) r=$2} END {printf "--plan=all %-8s %5d processes: %.0f ms (median of %d), peak RSS %.1f MiB\n", m, p, t[int((NR+1)/2)], NR, r/1024}'
+	sort -n "$T/$mode.times" | awk -v m="$mode" -v p="$procs" '{t[NR]=$1; if ($2 > r) r=$2} END {printf "--plan=all %-8s %5d processes: %.1f ms (median of %d), peak RSS %.1f MiB\n", m, p, t[int((NR+1)/2)], NR, r/1024}'
 done

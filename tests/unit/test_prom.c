@@ -2,6 +2,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
+#include <jansson.h>
 #include "prom.h"
 #include "unit.h"
 
@@ -46,6 +47,20 @@ START_TEST(test_buf)
 }
 END_TEST
 
+START_TEST(test_json_string)
+{
+	struct buf b = { 0 };
+	json_t *j;
+	buf_json_string(&b, "plain \"quoted\" back\\slash\nnew\ttab\x01ctl caf\xc3\xa9");
+	ck_assert_str_eq(b.p, "\"plain \\\"quoted\\\" back\\\\slash\\nnew\\ttab\\u0001ctl caf\xc3\xa9\"");
+	j = json_loads(b.p, JSON_DECODE_ANY, NULL);
+	ck_assert_ptr_nonnull(j);
+	ck_assert_str_eq(json_string_value(j), "plain \"quoted\" back\\slash\nnew\ttab\x01ctl caf\xc3\xa9");
+	json_decref(j);
+	buf_free(&b);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -54,6 +69,7 @@ main(void)
 	tcase_add_test(tc, test_family_and_samples);
 	tcase_add_test(tc, test_label_escaping);
 	tcase_add_test(tc, test_buf);
+	tcase_add_test(tc, test_json_string);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
