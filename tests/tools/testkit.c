@@ -10,6 +10,9 @@
  *                                  "CODE COUNT" per status and "unanswered COUNT"
  *   testkit read-endpoints DIR N   parse DIR's endpoints.json, mooncake.env and
  *                                  mooncake_store_config.json N times; print what it saw
+ *   testkit json-get FILE PATH     print the value at PATH (keys and array indices joined by dots,
+ *                                  "#" for an array's length) of the JSON in FILE; exit 1 when the file
+ *                                  is not JSON or PATH is absent
  *   testkit watch-endpoints DIR    on each rename onto DIR/endpoints.json print
  *                                  "<mono_ns> <generation> <ready 0|1>" (until killed)
  */
@@ -283,6 +286,40 @@ watch_endpoints(const char *dir)
 	}
 }
 
+static int
+json_get(const char *file, const char *path)
+{
+	json_error_t je;
+	json_t *root = json_load_file(file, 0, &je), *j = root;
+	char *copy = strdup(path), *save = NULL, *k;
+	int rc = 0;
+	if (root == NULL) {
+		fprintf(stderr, "%s: %s\n", file, je.text);
+		free(copy);
+		return 1;
+	}
+	for (k = strtok_r(copy, ".", &save); j != NULL && k != NULL; k = strtok_r(NULL, ".", &save)) {
+		if (strcmp(k, "#") == 0) {
+			printf("%zu\n", json_is_array(j) ? json_array_size(j) : json_object_size(j));
+			goto out;
+		}
+		j = json_is_array(j) ? json_array_get(j, strtoul(k, NULL, 10)) : json_object_get(j, k);
+	}
+	if (j == NULL)
+		rc = 1;
+	else if (json_is_string(j))
+		printf("%s\n", json_string_value(j));
+	else {
+		char *s = json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT);
+		printf("%s\n", s);
+		free(s);
+	}
+out:
+	free(copy);
+	json_decref(root);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -296,6 +333,8 @@ main(int argc, char **argv)
 		return printf("%lld\n", now_ns()) < 0;
 	if (argc >= 3 && strcmp(argv[1], "alive") == 0)
 		return alive(atol(argv[2]));
+	if (argc >= 4 && strcmp(argv[1], "json-get") == 0)
+		return json_get(argv[2], argv[3]);
 	if (argc >= 3 && strcmp(argv[1], "watch-endpoints") == 0)
 		return watch_endpoints(argv[2]);
 	if (argc >= 4 && strcmp(argv[1], "read-endpoints") == 0)
@@ -310,6 +349,6 @@ main(int argc, char **argv)
 		}
 		return printf("%lld\n", t) < 0;
 	}
-	fprintf(stderr, "usage: testkit freeports N | hold PORT [ADDR] | notify-recv PATH | now | alive PID | kill SIG PID | flood PORT PATH N MS | read-endpoints DIR N | watch-endpoints DIR\n");
+	fprintf(stderr, "usage: testkit freeports N | hold PORT [ADDR] | notify-recv PATH | now | alive PID | kill SIG PID | flood PORT PATH N MS | read-endpoints DIR N | watch-endpoints DIR | json-get FILE PATH\n");
 	return 2;
 }
