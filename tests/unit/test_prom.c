@@ -51,11 +51,11 @@ START_TEST(test_json_string)
 {
 	struct buf b = { 0 };
 	json_t *j;
-	buf_json_string(&b, "plain \"quoted\" back\\slash\nnew\ttab\x01ctl caf\xc3\xa9");
+	buf_json_string(&b, "plain \"quoted\" back\\slash\nnew\ttab\x01" "ctl caf\xc3\xa9");
 	ck_assert_str_eq(b.p, "\"plain \\\"quoted\\\" back\\\\slash\\nnew\\ttab\\u0001ctl caf\xc3\xa9\"");
 	j = json_loads(b.p, JSON_DECODE_ANY, NULL);
 	ck_assert_ptr_nonnull(j);
-	ck_assert_str_eq(json_string_value(j), "plain \"quoted\" back\\slash\nnew\ttab\x01ctl caf\xc3\xa9");
+	ck_assert_str_eq(json_string_value(j), "plain \"quoted\" back\\slash\nnew\ttab\x01" "ctl caf\xc3\xa9");
 	json_decref(j);
 	buf_free(&b);
 }
