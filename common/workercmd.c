@@ -91,6 +91,15 @@ push_kv(struct strv *argv, const char *flag, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* "0,1,2": a process's GPU indices, as CUDA_VISIBLE_DEVICES and --device-ids take them. */
+static void
+join_gpus(const struct topo_process *p, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (int x = 0; x < p->ngpus; x++)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%d", x ? "," : "", p->gpus[x]);
+}
+
 static void
 vllm_flags(const struct cfg *c, const struct topo_process *p, const char *leader_ip, struct strv *argv)
 {
@@ -104,9 +113,8 @@ vllm_flags(const struct cfg *c, const struct topo_process *p, const char *leader
 	free(drop_flag(argv, "--data-parallel-hybrid-lb", 0));
 	free(drop_flag(argv, "--headless", 0));
 	if (c->workers.device_ids) {
-		char ids[256] = "";
-		for (int g = 0; g < p->ngpus; g++)
-			snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%d", g ? "," : "", p->gpus[g]);
+		char ids[256];
+		join_gpus(p, ids, sizeof ids);
 		push_kv(argv, "--device-ids", "%s", ids);
 	}
 	switch (p->kind) {
@@ -177,8 +185,7 @@ workercmd_build(const struct cfg *c, const struct topology *t, size_t i, const s
 		snprintf(rank, sizeof rank, "_r%d", p->node_rank);
 	w->name = xasprintf("%s_w%d%s", p->role, p->worker_index, rank);
 	w->log = xasprintf("%s/%s_%s_w%d%s.log", c->job.run_dir, node, p->role, p->worker_index, rank);
-	for (int x = 0; x < p->ngpus; x++)
-		snprintf(w->cvd + strlen(w->cvd), sizeof w->cvd - strlen(w->cvd), "%s%d", x ? "," : "", p->gpus[x]);
+	join_gpus(p, w->cvd, sizeof w->cvd);
 
 	FILL_S(f, n, "node", node);
 	FILL_N(f, n, "node_index", p->node);
