@@ -397,7 +397,8 @@ route(struct request *r, const char *url)
 		MHD_get_connection_values_n(r->conn, MHD_GET_ARGUMENT_KIND, query_arg, &q);
 		if (q.bad) {
 			buf_free(&q.b);
-			return respond_error(r, MHD_HTTP_BAD_REQUEST, "control character in the query");
+			return respond_error(r, MHD_HTTP_BAD_REQUEST,
+			    "control character or malformed percent-encoding in the query");
 		}
 		if (!master_running(a)) {
 			buf_free(&q.b);
@@ -509,7 +510,8 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 		if ((cl != NULL && strtol(cl, NULL, 10) != 0) || te != NULL)
 			return respond_error(r, MHD_HTTP_CONTENT_TOO_LARGE, "request bodies are not accepted");
 		if (has_control(url, strlen(url)))
-			return respond_error(r, MHD_HTTP_BAD_REQUEST, "control character in the path");
+			return respond_error(r, MHD_HTTP_BAD_REQUEST,
+			    "control character or malformed percent-encoding in the path");
 		return MHD_YES;
 	}
 	if (r->resp != NULL) {
@@ -544,21 +546,25 @@ completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_Reque
 	*con_cls = NULL;
 }
 
-/* Decode %XX like MHD does, but keep a decoded NUL visible (as DEL) so the handler rejects it
- * instead of seeing a silently truncated string. */
+/* Decode %XX like MHD does, but keep a decoded NUL and a malformed escape visible (as DEL) so the
+ * handler rejects them instead of seeing a silently truncated or altered string. */
 static size_t
 unescape(void *cls, struct MHD_Connection *c, char *s)
 {
+	static const char hexdigits[] = "0123456789abcdefABCDEF";
 	char *w = s;
 	for (char *p = s; *p; p++) {
-		if (p[0] == '%' && p[1] && p[2] && strchr("0123456789abcdefABCDEF", p[1]) &&
-		    strchr("0123456789abcdefABCDEF", p[2])) {
+		if (*p != '%') {
+			*w++ = *p;
+			continue;
+		}
+		if (p[1] && p[2] && strchr(hexdigits, p[1]) && strchr(hexdigits, p[2])) {
 			char hex[3] = { p[1], p[2], 0 };
 			char ch = (char)strtol(hex, NULL, 16);
 			*w++ = ch == '\0' ? 0x7f : ch;
 			p += 2;
 		} else
-			*w++ = *p;
+			*w++ = 0x7f;
 	}
 	*w = '\0';
 	return (size_t)(w - s);

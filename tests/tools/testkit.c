@@ -10,6 +10,12 @@
  *                                  "CODE COUNT" per status and "unanswered COUNT"
  *   testkit read-endpoints DIR N   parse DIR's endpoints.json, mooncake.env and
  *                                  mooncake_store_config.json N times; print what it saw
+ *   testkit conns PORT N MODE SEC  hold N connections to 127.0.0.1:PORT for SEC seconds: MODE "idle"
+ *                                  sends nothing, "slow" sends a request line then a header byte a
+ *                                  second; prints "connected N" once they are open, then how many
+ *                                  the server closed
+ *   testkit raw PORT FILE          send FILE's bytes to 127.0.0.1:PORT; print the first response line
+ *                                  (or "closed"), and how many responses came back
  *   testkit json-get FILE PATH     print the value at PATH (keys and array indices joined by dots,
  *                                  "#" for an array's length) of the JSON in FILE; exit 1 when the file
  *                                  is not JSON or PATH is absent
@@ -320,6 +326,95 @@ out:
 	return rc;
 }
 
+static int
+connect_local(int port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+	    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sin, sizeof sin) != 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+static int
+conns(int port, int n, const char *mode, int secs)
+{
+	int *fd = calloc((size_t)n, sizeof *fd), closed = 0, slow = strcmp(mode, "slow") == 0;
+	long long end = now_ns() + (long long)secs * 1000000000LL;
+	signal(SIGPIPE, SIG_IGN);
+	for (int i = 0; i < n; i++) {
+		if ((fd[i] = connect_local(port)) < 0) {
+			closed++;
+			continue;
+		}
+		if (slow && write(fd[i], "GET /livez HTTP/1.1\r\nX-Slow: ", 30) < 0)
+			closed++;
+	}
+	printf("connected %d\n", n - closed);
+	fflush(stdout);
+	while (now_ns() < end) {
+		sleep(1);
+		for (int i = 0; slow && i < n; i++)
+			if (fd[i] >= 0 && write(fd[i], "a", 1) < 0) {
+				close(fd[i]);
+				fd[i] = -1;
+				closed++;
+			}
+	}
+	for (int i = 0; i < n; i++) {
+		char c;
+		if (fd[i] < 0)
+			continue;
+		fcntl(fd[i], F_SETFL, O_NONBLOCK);
+		if (read(fd[i], &c, 1) == 0)
+			closed++;
+		close(fd[i]);
+	}
+	printf("held %d closed %d\n", n, closed);
+	free(fd);
+	return 0;
+}
+
+static int
+raw(int port, const char *file)
+{
+	char buf[70000], resp[65536], first[256] = "closed";
+	FILE *f = fopen(file, "rb");
+	size_t n = f ? fread(buf, 1, sizeof buf, f) : 0, got = 0;
+	int fd = connect_local(port), lines = 0;
+	if (f != NULL)
+		fclose(f);
+	if (fd < 0)
+		return 1;
+	signal(SIGPIPE, SIG_IGN);
+	if (write(fd, buf, n) < 0) {
+		printf("closed 0\n");
+		close(fd);
+		return 0;
+	}
+	for (;;) {	/* until the server closes or is quiet for a second */
+		struct pollfd p = { fd, POLLIN, 0 };
+		ssize_t r;
+		if (poll(&p, 1, 1000) != 1)
+			break;
+		r = read(fd, resp + got, sizeof resp - 1 - got);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	resp[got] = '\0';
+	if (got > 0)
+		snprintf(first, sizeof first, "%.*s", (int)strcspn(resp, "\r\n"), resp);
+	for (char *p = resp; (p = strstr(p, "HTTP/1.")) != NULL; p++)	/* bodies here never hold it */
+		lines++;
+	printf("%s\n%d\n", first, lines);
+	close(fd);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -333,6 +428,10 @@ main(int argc, char **argv)
 		return printf("%lld\n", now_ns()) < 0;
 	if (argc >= 3 && strcmp(argv[1], "alive") == 0)
 		return alive(atol(argv[2]));
+	if (argc >= 6 && strcmp(argv[1], "conns") == 0)
+		return conns(atoi(argv[2]), atoi(argv[3]), argv[4], atoi(argv[5]));
+	if (argc >= 4 && strcmp(argv[1], "raw") == 0)
+		return raw(atoi(argv[2]), argv[3]);
 	if (argc >= 4 && strcmp(argv[1], "json-get") == 0)
 		return json_get(argv[2], argv[3]);
 	if (argc >= 3 && strcmp(argv[1], "watch-endpoints") == 0)
@@ -349,6 +448,6 @@ main(int argc, char **argv)
 		}
 		return printf("%lld\n", t) < 0;
 	}
-	fprintf(stderr, "usage: testkit freeports N | hold PORT [ADDR] | notify-recv PATH | now | alive PID | kill SIG PID | flood PORT PATH N MS | read-endpoints DIR N | watch-endpoints DIR | json-get FILE PATH\n");
+	fprintf(stderr, "usage: testkit freeports N | hold PORT [ADDR] | notify-recv PATH | now | alive PID | kill SIG PID | flood PORT PATH N MS | read-endpoints DIR N | watch-endpoints DIR | json-get FILE PATH | conns PORT N MODE SEC | raw PORT FILE\n");
 	return 2;
 }
