@@ -20,7 +20,7 @@ for log in tests/unit/*.log; do
 	passed=$((passed + $1 - $2 - $3))
 	failed=$((failed + $2 + $3))
 done
-for log in tests/integration/*.log; do
+for log in tests/integration/*.log tests/fuzz/*.log; do
 	line=$(grep -E '^[a-z_]+: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -1)
 	if grep -q '^[a-z_]*: SKIPPED' "$log"; then
 		grep '^[a-z_]*: SKIPPED' "$log"
@@ -51,5 +51,11 @@ if [ $drc -eq 0 ]; then
 else
 	echo "distcheck failed:"; tail -30 "$dist/distcheck.out"
 fi
+# Each libFuzzer target for FUZZ_SECONDS (60 by default); a crashing input lands in the corpus that
+# make check replays.
+bash "$top/scripts/fuzz.sh" >"$top/build-test/fuzz.out" 2>&1
+frc=$?
+grep -E '^(fuzz_[a-z]+:|saved )' "$top/build-test/fuzz.out"
+if [ $frc -eq 0 ]; then passed=$((passed + 5)); else failed=$((failed + 1)); tail -30 "$top/build-test/fuzz.out"; fi
 echo "total: $passed passed, $failed failed"
-[ $rc -eq 0 ] && [ $failed -eq 0 ] && [ $drc -eq 0 ]
+[ $rc -eq 0 ] && [ $failed -eq 0 ] && [ $drc -eq 0 ] && [ $frc -eq 0 ]
