@@ -57,5 +57,12 @@ bash "$top/scripts/fuzz.sh" >"$top/build-test/fuzz.out" 2>&1
 frc=$?
 grep -E '^(fuzz_[a-z]+:|saved )' "$top/build-test/fuzz.out"
 if [ $frc -eq 0 ]; then passed=$((passed + 5)); else failed=$((failed + 1)); tail -30 "$top/build-test/fuzz.out"; fi
+# The Debian package: built offline, unpacked into a scratch root, checked.
+bash "$top/scripts/deb.sh" >"$top/build-test/deb.out" 2>&1
+brc=$?
+grep '^deb: ' "$top/build-test/deb.out"
+set -- $(sed -n 's/^deb: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$top/build-test/deb.out")
+passed=$((passed + ${1:-0}))
+failed=$((failed + ${2:-1}))
 echo "total: $passed passed, $failed failed"
-[ $rc -eq 0 ] && [ $failed -eq 0 ] && [ $drc -eq 0 ] && [ $frc -eq 0 ]
+[ $rc -eq 0 ] && [ $failed -eq 0 ] && [ $drc -eq 0 ] && [ $frc -eq 0 ] && [ $brc -eq 0 ]

@@ -501,8 +501,10 @@ static void
 rpc_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	char buf[4096];
-	/* Anything that is not coro_rpc framing (an HTTP request, say) gets the connection closed. */
-	(void)read(fd, buf, sizeof buf);
+	/* Anything that is not coro_rpc framing (an HTTP request, say) gets the connection closed,
+	 * whatever was read. */
+	if (read(fd, buf, sizeof buf) < 0)
+		buf[0] = '\0';
 	event_free(arg);
 	close(fd);
 }
