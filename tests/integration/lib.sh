@@ -129,8 +129,9 @@ start_sidecar() {
 	STARTED+=($!)
 	wait_for 5 test -S "$T/notify-$name.sock" || fail "notify receiver did not start"
 	SC_OUT=$T/sidecar-$name.out
+	# SIDECAR_WRAPPER (e.g. valgrind) runs in front of the sidecar; a wrapper's error exit fails finish().
 	NOTIFY_SOCKET=$T/notify-$name.sock MC_STANDIN_EVENTS=$T/events-$name \
-	    "$SIDECAR" -c "$T/$name.json" >"$SC_OUT" 2>&1 &
+	    ${SIDECAR_WRAPPER:-} "$SIDECAR" -c "$T/$name.json" >"$SC_OUT" 2>&1 &
 	SC_PID=$!
 	STARTED+=($SC_PID)
 	SIDECARS+=($SC_PID)

@@ -1,0 +1,23 @@
+#!/bin/bash
+# The integration scripts that start sidecars, with every sidecar under valgrind (memcheck, full leak
+# check): any error or definite/indirect leak makes the sidecar exit non-zero at its final SIGTERM,
+# which fails the script. The build is the plain one (no sanitizers).
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+bash "$top/scripts/deps.sh" valgrind >/dev/null || exit 1
+bash "$top/scripts/build.sh" "$top/build-valgrind" >/dev/null || exit 1
+export top_srcdir=$top top_builddir=$top/build-valgrind
+export SIDECAR_WRAPPER="valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1"
+passed=0 failed=0
+for t in start_ready restart crash_loop ports_taken hung_admin stop admin endpoints follow ha workers faults; do
+	if bash "$top/tests/integration/$t.sh" >"$top_builddir/valgrind-$t.log" 2>&1; then
+		passed=$((passed + 1))
+		echo "valgrind $t: $(tail -1 "$top_builddir/valgrind-$t.log")"
+	else
+		failed=$((failed + 1))
+		echo "valgrind $t: FAILED"
+		grep -E '^FAIL|==[0-9]+==' "$top_builddir/valgrind-$t.log" | head -20
+	fi
+done
+echo "valgrind: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
