@@ -1,5 +1,5 @@
 /*
- * srtctl's worker layout (spec: srtctl-worker-plane.md §3-§4): endpoints allocated prefill -> decode ->
+ * srtctl's worker layout: endpoints allocated prefill -> decode ->
  * agg over the job's nodes, expanded into processes (standard; vLLM data parallel per_gpu or
  * per_node), with its port counters. Pure: no I/O.
  */

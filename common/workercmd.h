@@ -13,8 +13,8 @@ struct worker_cmd {
 	char		 cvd[256];	/* CUDA_VISIBLE_DEVICES given, or "" */
 };
 
-/* Render process p of t: the group's command template with {placeholders} filled, the flags of
- * srtctl-worker-plane.md §4.3 appended for vLLM (recipe duplicates dropped) and the NCCL/dist-init
+/* Render process p of t: the group's command template with {placeholders} filled, srtctl's vLLM
+ * data-parallel and multi-node flags appended (recipe duplicates dropped) and the NCCL/dist-init
  * flags for SGLang; the environment in srtctl's order (DYN_SYSTEM_PORT, the group's env, then
  * CUDA_VISIBLE_DEVICES, the vLLM per-process ports, then mooncake, which nothing overrides).
  * node_ips holds each node's address, in the order of nodes. */

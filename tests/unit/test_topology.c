@@ -40,7 +40,7 @@ layout(const char *workers, const char *nodes, long gpn, const char *job_id)
 
 #define EXPECT(got, want) do { char *g_ = (got); ck_assert_str_eq(g_, want); free(g_); } while (0)
 
-START_TEST(test_worked_vector)	/* §4.2: 2P x2 + 2D x2, gpn 4, node0/node1 */
+START_TEST(test_worked_vector)	/* srtctl's worked layout: 2P x2 + 2D x2, gpn 4, node0/node1 */
 {
 	EXPECT(layout(GROUPS("sglang", "", G("prefill", 2, 2, "") "," G("decode", 2, 2, "")), "node[0-1]", 4, NULL),
 	    "prefill/0@node0{0,1} r=0 h=6100 b=7200 kv=5200 nx=5400 sys=7500 rpc=0\n"
@@ -50,7 +50,7 @@ START_TEST(test_worked_vector)	/* §4.2: 2P x2 + 2D x2, gpn 4, node0/node1 */
 }
 END_TEST
 
-START_TEST(test_allocation_table)	/* §4.1 */
+START_TEST(test_allocation_table)	/* srtctl's allocation table */
 {
 	EXPECT(layout(GROUPS("sglang", "", G("prefill", 2, 4, "") "," G("decode", 2, 4, "")), "n[0-3]", 4, NULL),
 	    "prefill/0@n0{0,1,2,3} r=0 h=6100 b=7200 kv=5200 nx=5400 sys=7500 rpc=0\n"
@@ -79,7 +79,7 @@ START_TEST(test_allocation_table)	/* §4.1 */
 }
 END_TEST
 
-START_TEST(test_port_vectors)	/* §3.6 */
+START_TEST(test_port_vectors)	/* srtctl's port vectors */
 {
 	EXPECT(layout(GROUPS("sglang", "", G("prefill", 1, 2, "") "," G("decode", 1, 2, "")), "n0", 4, NULL),
 	    "prefill/0@n0{0,1} r=0 h=6100 b=7200 kv=5200 nx=5400 sys=7500 rpc=0\n"
@@ -97,7 +97,7 @@ START_TEST(test_port_vectors)	/* §3.6 */
 }
 END_TEST
 
-START_TEST(test_per_node_vectors)	/* §4.4 */
+START_TEST(test_per_node_vectors)	/* srtctl's vLLM data-parallel vectors */
 {
 	/* V1: prefill DP8 over two 4-GPU nodes */
 	EXPECT(layout(GROUPS("vllm", "", G("prefill", 1, 8, ",\"dp\":8")), "node[0-1]", 4, NULL),
@@ -135,7 +135,7 @@ START_TEST(test_per_node_vectors)	/* §4.4 */
 }
 END_TEST
 
-START_TEST(test_per_gpu_vectors)	/* §4.4 V10, V11 */
+START_TEST(test_per_gpu_vectors)	/* srtctl's per_gpu vectors (V10, V11) */
 {
 	char *got = layout(GROUPS("vllm", ",\"dp_launch_mode\":\"per_gpu\"", G("prefill", 1, 16, ",\"dp\":16")),
 	    "n[0-1]", 8, NULL);
