@@ -37,7 +37,7 @@ static const struct field restart_fields[] = {
 	{ "backoff_initial_ms", F_INT, offsetof(struct restart_cfg, backoff_initial_ms), 0, MS_MAX, NULL },
 	{ "backoff_max_ms", F_INT, offsetof(struct restart_cfg, backoff_max_ms), 0, MS_MAX, NULL },
 	{ "reset_after_ms", F_INT, offsetof(struct restart_cfg, reset_after_ms), 0, MS_MAX, NULL },
-	{ "burst", F_INT, offsetof(struct restart_cfg, burst), 1, 1000000, NULL },
+	{ "burst", F_INT, offsetof(struct restart_cfg, burst), 1, 65536, NULL },
 	{ "burst_window_ms", F_INT, offsetof(struct restart_cfg, burst_window_ms), 1, MS_MAX, NULL },
 	{ NULL, 0, 0, 0, 0, NULL }
 };

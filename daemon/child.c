@@ -120,6 +120,7 @@ child_free(struct child *c)
 		close(c->log_fd);
 	strv_freev(c->argv);
 	strv_freev(c->envp);
+	free(c->starts);
 	free(c->name);
 	free(c->log_path);
 	free(c->pid_path);
@@ -244,16 +245,24 @@ kill_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-/* The starts inside the burst window, this one included. */
-static unsigned
-burst_count(struct child *c, double now)
+/* More than restart.burst starts inside the window would be one too many: true when the oldest of
+ * the last burst starts is still inside it. */
+static int
+burst_exceeded(const struct child *c, double now)
 {
-	unsigned n = 0;
-	for (unsigned i = 0; i < c->nstarts; i++)
-		if (now - c->starts[i] < (double)c->restart->burst_window_ms / 1000.0)
-			c->starts[n++] = c->starts[i];
-	c->nstarts = n;
-	return n + 1;
+	return c->nstarts == (unsigned)c->restart->burst &&
+	    now - c->starts[c->start_next] < (double)c->restart->burst_window_ms / 1000.0;
+}
+
+static void
+record_start(struct child *c, double now)
+{
+	if (c->starts == NULL)
+		c->starts = xcalloc((size_t)c->restart->burst, sizeof *c->starts);
+	c->starts[c->start_next] = now;
+	c->start_next = (c->start_next + 1) % (unsigned)c->restart->burst;
+	if (c->nstarts < (unsigned)c->restart->burst)
+		c->nstarts++;
 }
 
 /* Back off before the next start: doubling from the initial delay, reset after a healthy run. */
@@ -283,15 +292,14 @@ child_spawn(struct child *c)
 	pid_t parent = getpid(), pid;
 	double now = mono_now();
 
-	if (burst_count(c, now) > (unsigned)c->restart->burst) {
+	if (c->starts != NULL && burst_exceeded(c, now)) {
 		char last[sizeof c->reason];
 		snprintf(last, sizeof last, "%s", c->reason);
 		set_state(c, CHILD_FATAL, "more than %ld starts in %ld ms; not restarting (last: %s)",
 		    c->restart->burst, c->restart->burst_window_ms, last);
 		return;
 	}
-	if (c->nstarts < CHILD_BURST_MAX)
-		c->starts[c->nstarts++] = now;
+	record_start(c, now);
 	c->ready_at = 0;
 	if (c->ops->prepare != NULL && c->ops->prepare(c, why, sizeof why) != 0) {
 		log_err("%s: not starting: %s", c->name, why);

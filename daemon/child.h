@@ -15,7 +15,6 @@ struct child_ops {
 };
 
 #define CHILD_TAIL	8192
-#define CHILD_BURST_MAX	64
 
 struct child {
 	char			*name;
@@ -44,8 +43,9 @@ struct child {
 	int			 last_code, last_signal;	/* -1 when none */
 	double			 spawned_at, ready_at, state_at;	/* monotonic */
 	double			 ready_wall;
-	double			 starts[CHILD_BURST_MAX];
-	unsigned		 nstarts;
+	double			*starts;	/* ring of the last restart.burst start times */
+	unsigned		 nstarts;	/* how many the ring holds */
+	unsigned		 start_next;	/* where the next goes; the oldest once full */
 	char			 reason[256];
 	char			 tail[CHILD_TAIL];
 	size_t			 tail_len;

@@ -23,7 +23,7 @@ range() { sort -n | awk 'NR==1{lo=$1} {hi=$1} END {printf "[%.3f-%.3f]", lo, hi}
 stat_of() { printf '%s %s' "$(median <"$1")" "$(range <"$1")"; }
 
 new_ports
-write_config b '"address": "127.0.0.1", "restart": { "backoff_initial_ms": 20, "reset_after_ms": 0, "burst": 100000 }'
+write_config b '"address": "127.0.0.1", "restart": { "backoff_initial_ms": 20, "reset_after_ms": 0, "burst": 10000 }'
 mkdir -p "$T/b"
 "$TESTKIT" watch-endpoints "$T/b" >"$T/watch" &
 STARTED+=($!)

@@ -26,6 +26,15 @@ wait "$SC_PID"; RC=$?
 [ "$RC" -eq 0 ] || fail "sidecar exit $RC after SIGTERM in fatal"
 pass "SIGTERM in fatal: exit 0"
 
+# A burst larger than any fixed table: fatal after exactly that many starts.
+new_ports
+write_config l '"restart": { "backoff_initial_ms": 1, "backoff_max_ms": 1, "burst": 70, "burst_window_ms": 60000 }'
+MC_STANDIN_START_DELAY_MS=40 MC_STANDIN_CRASH_AFTER_MS=1 MC_STANDIN_CRASH_EXIT=5 start_sidecar l
+wait_for 60 notified 'STATUS=master fatal: more than 70 starts in 60000 ms' || fail "burst 70 never fatal ($(exec_count) spawns)"
+[ "$(exec_count)" -eq 70 ] || fail "$(exec_count) spawns with burst 70"
+pass "burst 70: fatal after exactly 70 starts"
+kill -TERM "$SC_PID"; wait "$SC_PID"
+
 # on-failure and a clean exit: stopped, not restarted.
 new_ports
 write_config z

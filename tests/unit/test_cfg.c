@@ -31,7 +31,7 @@ static const struct {
 	{ "{\"master\":{\"stop_timeout_ms\":null}}", "master.stop_timeout_ms: must be an integer, got null" },
 	{ "{\"master\":{\"restart\":{\"policy\":\"sometimes\"}}}",
 	  "master.restart.policy: must be one of always, on-failure, never, got \"sometimes\"" },
-	{ "{\"master\":{\"restart\":{\"burst\":0}}}", "master.restart.burst: must be 1..1000000, got 0" },
+	{ "{\"master\":{\"restart\":{\"burst\":0}}}", "master.restart.burst: must be 1..65536, got 0" },
 	{ "{\"master\":{\"restart\":{\"backoff_initial_ms\":500,\"backoff_max_ms\":100}}}",
 	  "master.restart.backoff_max_ms: must be >= backoff_initial_ms (500), got 100" },
 	{ "{\"master\":{\"restart\":{\"jitter\":1}}}", "master.restart.jitter: unknown key" },
