@@ -42,14 +42,13 @@ static const struct field restart_fields[] = {
 	{ NULL, 0, 0, 0, 0, NULL }
 };
 
-static void parse_nodes(json_t *, const char *, void *, struct strv *);
 static void parse_store_config(json_t *, const char *, void *, struct strv *);
 static void parse_groups(json_t *, const char *, void *, struct strv *);
 
 #define J(m)	offsetof(struct cfg, job.m)
 static const struct field job_fields[] = {
 	{ "id", F_STR, J(id), 1, 0, NULL },
-	{ "nodes", F_CUSTOM, J(nodes_expr), 0, 0, (const void *)parse_nodes },
+	{ "nodes", F_STR, J(nodes_expr), 1, 0, NULL },
 	{ "node", F_STR, J(node), 0, 0, NULL },
 	{ "gpus_per_node", F_INT, J(gpus_per_node), 0, 1024, NULL },
 	{ "run_dir", F_STR, J(run_dir), 1, 0, NULL },
@@ -448,16 +447,6 @@ parse_fields(json_t *obj, const char *path, const struct field *fields, void *ba
 			break;
 		}
 		free(p);
-	}
-}
-
-static void
-parse_nodes(json_t *j, const char *path, void *dst, struct strv *errs)
-{
-	char *s = get_string(j, path, errs);
-	if (s != NULL) {
-		free(*(char **)dst);
-		*(char **)dst = s;
 	}
 }
 

@@ -273,10 +273,7 @@ status_json(const struct sidecar *sc)
 			json_object_set_new(m, "last_exit", json_null());
 		if (c->state == CHILD_READY) {
 			char ts[64];
-			time_t t = (time_t)c->ready_wall;
-			struct tm tm;
-			gmtime_r(&t, &tm);
-			strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+			wall_iso8601(c->ready_wall, ts, sizeof ts);
 			json_object_set_new(m, "ready_since", json_string(ts));
 		} else
 			json_object_set_new(m, "ready_since", json_null());

@@ -93,13 +93,10 @@ static json_t *
 iso8601(double wall)
 {
 	char ts[64];
-	time_t t = (time_t)wall;
-	struct tm tm;
 	if (wall <= 0)
 		return json_null();
-	gmtime_r(&t, &tm);
-	strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
-	return json_sprintf("%s.%03dZ", ts, (int)((wall - (double)t) * 1000.0));
+	wall_iso8601(wall, ts, sizeof ts);
+	return json_string(ts);
 }
 
 static char *
