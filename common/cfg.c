@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cfg.h"
+#include "url.h"
 #include "hostlist.h"
 #include "sizes.h"
 
@@ -84,6 +85,8 @@ static const struct field admin_fields[] = {
 	{ "upstream_timeout_ms", F_INT, A(upstream_timeout_ms), 1, 600000, NULL },
 	{ "metrics_timeout_ms", F_INT, A(metrics_timeout_ms), 1, 600000, NULL },
 	{ "max_connections", F_INT, A(max_connections), 1, 65536, NULL },
+	{ "max_connections_per_ip", F_INT, A(max_connections_per_ip), 0, 65536, NULL },
+	{ "max_waiters", F_INT, A(max_waiters), 0, 65536, NULL },
 	{ NULL, 0, 0, 0, 0, NULL }
 };
 #undef A
@@ -586,6 +589,8 @@ cfg_defaults(struct cfg *c)
 	c->admin.upstream_timeout_ms = 2000;
 	c->admin.metrics_timeout_ms = 100;
 	c->admin.max_connections = 512;
+	c->admin.max_connections_per_ip = 64;
+	c->admin.max_waiters = 64;
 	c->endpoints.flavor = xstrdup("vllm");
 	c->endpoints.store_config = json_object();
 	c->workers.flavor = xstrdup("vllm");
@@ -640,8 +645,12 @@ resolve(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
 
 	if (c->job.run_dir[0] != '\0' && c->job.run_dir[0] != '/')
 		strv_pushf(errs, "job.run_dir: must be an absolute path, got \"%s\"", c->job.run_dir);
-	if (c->master.url[0] != '\0' && strncmp(c->master.url, "http://", 7) != 0)
-		strv_pushf(errs, "master.url: must start with http://, got \"%s\"", c->master.url);
+	if (c->master.url[0] != '\0') {
+		struct url u;
+		char why[256];
+		if (url_parse(c->master.url, &u, why, sizeof why) != 0)
+			strv_pushf(errs, "master.url: %s", why);
+	}
 
 	strv_free(&c->job.nodes);
 	if (hostlist_expand(c->job.nodes_expr, &c->job.nodes, err, sizeof err) != 0) {

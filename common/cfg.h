@@ -59,6 +59,8 @@ struct cfg {
 		long		 upstream_timeout_ms;
 		long		 metrics_timeout_ms;
 		long		 max_connections;
+		long		 max_connections_per_ip;	/* 0: no limit */
+		long		 max_waiters;	/* /endpoints long-polls held at once */
 	} admin;
 	struct {
 		char		*flavor;

@@ -5,6 +5,10 @@
  */
 #include "config.h"
 #include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +24,15 @@
 #include "log.h"
 #include "master.h"
 #include "metrics.h"
-#include "proxy.h"
+#include "httpc.h"
+#include "query.h"
 #include "sidecar.h"
 #include "xalloc.h"
 
 #define ADMIN_MEMORY_LIMIT	8192	/* request line and headers */
 #define ADMIN_IDLE_TIMEOUT_S	10
+#define PROXY_POOL		64		/* connections to the master's admin port */
+#define PROXY_MAX_BODY		(16 * 1024 * 1024)
 
 static const char *const proxied[] = {
 	"/health", "/role", "/leader", "/ha_status", "/metrics/summary", "/query_key",
@@ -40,9 +47,14 @@ struct admin {
 	struct event		*io;
 	struct event		*timer;
 	struct event		*kick;		/* one MHD_run after all resumes of a loop pass */
-	struct proxy		*proxy;
+	int			 lfd;		/* the listening socket: accepted here, handed to MHD */
+	struct event		*accept_ev;
+	struct event		*accept_pause;	/* re-arms accept after the fd limit was hit */
+	int			 paused;
+	struct httpc		*proxy;		/* the master's admin port */
 	struct request		*suspended;	/* list of requests waiting for the upstream */
 	struct request		*waiters;	/* /endpoints long-polls */
+	long			 nwaiters;
 };
 
 struct request {
@@ -51,9 +63,10 @@ struct request {
 	const char		*route;
 	int			 code;
 	struct MHD_Response	*resp;		/* ready to queue after a resume */
-	struct proxy_req	*up;
+	struct httpc_req	*up;
 	struct buf		 own;		/* /metrics: the sidecar's part */
 	struct event		*wait_ev;	/* /endpoints long-poll deadline */
+	struct event		*eof_ev;	/* while suspended: has the client gone? */
 	char			 since[32];
 	struct request		*next;
 };
@@ -114,12 +127,59 @@ respond_error(struct request *r, int code, const char *msg)
 	return ret;
 }
 
+static void resume(struct request *, int, struct MHD_Response *);
+static void wake(struct request *);
+
+static void
+unwatch(struct request *r)
+{
+	if (r->eof_ev != NULL)
+		event_free(r->eof_ev);
+	r->eof_ev = NULL;
+}
+
+/* A suspended connection is not read by MHD: watch it ourselves, so that a client that leaves frees
+ * its long-poll slot (and its upstream request) at once, not when the timeout expires. */
+static void
+eof_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct request *r = arg;
+	char c;
+	ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+	if (n > 0) {		/* a pipelined request: MHD reads it after the answer */
+		unwatch(r);
+		return;
+	}
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	unwatch(r);
+	if (r->wait_ev != NULL)
+		wake(r);
+	else if (r->up != NULL) {
+		httpc_cancel(r->up);
+		r->up = NULL;
+		resume(r, 499, make_response("text/plain", "", 0));	/* nobody reads it */
+	}
+}
+
+static void
+watch(struct request *r)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(r->conn,
+	    MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (ci == NULL)
+		return;
+	r->eof_ev = event_new(r->a->sc->base, ci->connect_fd, EV_READ | EV_PERSIST, eof_cb, r);
+	event_add(r->eof_ev, NULL);
+}
+
 static void
 suspend(struct request *r)
 {
 	MHD_suspend_connection(r->conn);
 	r->next = r->a->suspended;
 	r->a->suspended = r;
+	watch(r);
 }
 
 static void
@@ -130,6 +190,7 @@ resume(struct request *r, int code, struct MHD_Response *resp)
 		;
 	if (*pp == r)
 		*pp = r->next;
+	unwatch(r);
 	r->up = NULL;
 	r->code = code;
 	r->resp = resp;
@@ -138,33 +199,38 @@ resume(struct request *r, int code, struct MHD_Response *resp)
 }
 
 static void
-proxy_done(const struct proxy_response *pr, void *arg)
+proxy_done(const struct httpc_response *pr, void *arg)
 {
 	struct request *r = arg;
 	struct admin *a = r->a;
 	struct MHD_Response *resp;
 	int code;
-	char msg[128];
+	char msg[512];
 
-	metrics_observe(OP_PROXY, pr->outcome == PROXY_OK ? ST_OK :
-	    pr->outcome == PROXY_TIMEOUT ? ST_TIMEOUT : ST_ERROR, pr->seconds);
-	if (pr->outcome == PROXY_OK) {
+	metrics_observe(OP_PROXY, pr->outcome == HTTPC_OK ? ST_OK :
+	    pr->outcome == HTTPC_TIMEOUT ? ST_TIMEOUT : ST_ERROR, pr->seconds);
+	if (pr->outcome == HTTPC_OK) {
 		code = pr->status;
 		resp = make_response(pr->content_type ? pr->content_type : "text/plain", pr->body,
 		    pr->len);
-		MHD_add_response_header(resp, "X-Mooncake-Sidecar-Upstream", proxy_upstream(a->proxy));
+		MHD_add_response_header(resp, "X-Mooncake-Sidecar-Upstream", httpc_upstream(a->proxy));
 	} else {
 		char *s;
-		code = pr->outcome == PROXY_TIMEOUT ? MHD_HTTP_GATEWAY_TIMEOUT : MHD_HTTP_BAD_GATEWAY;
-		if (pr->outcome == PROXY_TIMEOUT)
+		code = pr->outcome == HTTPC_TIMEOUT ? MHD_HTTP_GATEWAY_TIMEOUT : MHD_HTTP_BAD_GATEWAY;
+		if (pr->outcome == HTTPC_TIMEOUT)
 			snprintf(msg, sizeof msg, "the master did not answer within %ld ms",
 			    a->sc->cfg.admin.upstream_timeout_ms);
-		else if (pr->outcome == PROXY_TOO_LARGE)
+		else if (pr->outcome == HTTPC_TOO_LARGE)
 			snprintf(msg, sizeof msg, "the master's answer is larger than %d bytes",
 			    PROXY_MAX_BODY);
+		else if (pr->outcome == HTTPC_BAD_RESPONSE)
+			snprintf(msg, sizeof msg, "the master's admin port %s sent a bad answer: %s",
+			    httpc_upstream(a->proxy), pr->detail);
+		else if (pr->outcome == HTTPC_LOCAL)
+			snprintf(msg, sizeof msg, "the sidecar cannot open a connection: %s", pr->detail);
 		else
-			snprintf(msg, sizeof msg, "cannot reach the master's admin port %s",
-			    proxy_upstream(a->proxy));
+			snprintf(msg, sizeof msg, "cannot reach the master's admin port %s: %s",
+			    httpc_upstream(a->proxy), pr->detail);
 		s = error_json(a, msg);
 		resp = make_response("application/json", s, strlen(s));
 		free(s);
@@ -173,13 +239,13 @@ proxy_done(const struct proxy_response *pr, void *arg)
 }
 
 static void
-metrics_done(const struct proxy_response *pr, void *arg)
+metrics_done(const struct httpc_response *pr, void *arg)
 {
 	struct request *r = arg;
-	metrics_observe(OP_PROXY, pr->outcome == PROXY_OK ? ST_OK :
-	    pr->outcome == PROXY_TIMEOUT ? ST_TIMEOUT : ST_ERROR, pr->seconds);
+	metrics_observe(OP_PROXY, pr->outcome == HTTPC_OK ? ST_OK :
+	    pr->outcome == HTTPC_TIMEOUT ? ST_TIMEOUT : ST_ERROR, pr->seconds);
 	/* The master's families are appended unchanged when it answers; the sidecar's own always. */
-	if (pr->outcome == PROXY_OK && pr->status == 200) {
+	if (pr->outcome == HTTPC_OK && pr->status == 200) {
 		buf_add(&r->own, pr->body, pr->len);
 		if (pr->len > 0 && pr->body[pr->len - 1] != '\n')
 			buf_puts(&r->own, "\n");
@@ -194,34 +260,6 @@ master_running(const struct admin *a)
 	return c != NULL && c->pid > 0 && (c->state == CHILD_STARTING || c->state == CHILD_READY);
 }
 
-static int
-unreserved(unsigned char ch)
-{
-	return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
-	    ch == '-' || ch == '.' || ch == '_' || ch == '~' || ch == ',';
-}
-
-static void
-encode(struct buf *b, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		if (unreserved(ch))
-			buf_add(b, s + i, 1);
-		else
-			buf_printf(b, "%%%02X", ch);
-	}
-}
-
-static int
-has_control(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			return 1;
-	return 0;
-}
-
 struct query {
 	struct buf	b;
 	int		bad;
@@ -232,15 +270,15 @@ static enum MHD_Result
 query_arg(void *cls, enum MHD_ValueKind kind, const char *key, size_t klen, const char *val, size_t vlen)
 {
 	struct query *q = cls;
-	if (has_control(key, klen) || (val != NULL && has_control(val, vlen))) {
+	if (query_has_control(key, klen) || (val != NULL && query_has_control(val, vlen))) {
 		q->bad = 1;
 		return MHD_NO;
 	}
 	buf_puts(&q->b, q->b.len ? "&" : "?");
-	encode(&q->b, key, klen);
+	query_encode(&q->b, key, klen);
 	if (val != NULL) {
 		buf_puts(&q->b, "=");
-		encode(&q->b, val, vlen);
+		query_encode(&q->b, val, vlen);
 	}
 	return MHD_YES;
 }
@@ -352,6 +390,8 @@ wake(struct request *r)
 		;
 	if (*pp == r)
 		*pp = r->next;
+	r->a->nwaiters--;
+	unwatch(r);
 	event_free(r->wait_ev);
 	r->wait_ev = NULL;
 	respond_endpoints(r, &resp);
@@ -405,7 +445,7 @@ route(struct request *r, const char *url)
 		char *path = xasprintf("%s%s", url, q.b.p ? q.b.p : "");
 		buf_free(&q.b);
 		suspend(r);
-		r->up = proxy_get(a->proxy, path, 0, proxy_done, r);
+		r->up = httpc_get(a->proxy, path, 0, proxy_done, r);
 		free(path);
 		return MHD_YES;
 	}
@@ -415,7 +455,7 @@ route(struct request *r, const char *url)
 	}
 	if (strcmp(url, "/readyz") == 0) {
 		const struct child *c = a->sc->master ? master_child(a->sc->master) : NULL;
-		char why[400];
+		char why[1400];
 		r->route = "/readyz";
 		if (c != NULL && c->state == CHILD_READY)
 			return respond_text(r, MHD_HTTP_OK, "ready");
@@ -449,14 +489,31 @@ route(struct request *r, const char *url)
 		r->route = "/endpoints";
 		endpoints_etag(a, etag, sizeof etag);
 		if (since != NULL && strcmp(since, etag) == 0) {
-			long ms = tmo ? strtol(tmo, NULL, 10) : 25000;
-			struct timeval tv = ms_tv(ms < 0 ? 0 : ms > 60000 ? 60000 : ms);
+			struct timeval tv = ms_tv(query_ms(tmo, 25000, 60000));
+			if (a->nwaiters >= a->sc->cfg.admin.max_waiters) {
+				char msg[160];
+				struct MHD_Response *m;
+				enum MHD_Result ret;
+				char *e;
+				snprintf(msg, sizeof msg, "%ld long-polls are waiting already "
+				    "(admin.max_waiters); retry later", a->nwaiters);
+				e = error_json(a, msg);
+				m = make_response("application/json", e, strlen(e));
+				free(e);
+				MHD_add_response_header(m, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+				r->code = MHD_HTTP_SERVICE_UNAVAILABLE;
+				ret = MHD_queue_response(r->conn, MHD_HTTP_SERVICE_UNAVAILABLE, m);
+				MHD_destroy_response(m);
+				return ret;
+			}
 			snprintf(r->since, sizeof r->since, "%s", since);
 			MHD_suspend_connection(r->conn);
 			r->wait_ev = evtimer_new(a->sc->base, wait_cb, r);
 			evtimer_add(r->wait_ev, &tv);
 			r->next = a->waiters;
 			a->waiters = r;
+			a->nwaiters++;
+			watch(r);
 			return MHD_YES;
 		}
 		return respond_endpoints(r, NULL);
@@ -469,7 +526,7 @@ route(struct request *r, const char *url)
 			return respond(r, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", r->own.p,
 			    r->own.len);
 		suspend(r);
-		r->up = proxy_get(a->proxy, "/metrics", a->sc->cfg.admin.metrics_timeout_ms, metrics_done,
+		r->up = httpc_get(a->proxy, "/metrics", a->sc->cfg.admin.metrics_timeout_ms, metrics_done,
 		    r);
 		return MHD_YES;
 	}
@@ -506,7 +563,7 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 		te = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
 		if ((cl != NULL && strtol(cl, NULL, 10) != 0) || te != NULL)
 			return respond_error(r, MHD_HTTP_CONTENT_TOO_LARGE, "request bodies are not accepted");
-		if (has_control(url, strlen(url)))
+		if (query_has_control(url, strlen(url)))
 			return respond_error(r, MHD_HTTP_BAD_REQUEST,
 			    "control character or malformed percent-encoding in the path");
 		return MHD_YES;
@@ -533,7 +590,8 @@ completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_Reque
 	if (r == NULL)
 		return;
 	metrics_http(r->route, r->code);
-	proxy_cancel(r->up);
+	httpc_cancel(r->up);
+	unwatch(r);
 	if (r->wait_ev != NULL)
 		event_free(r->wait_ev);
 	if (r->resp != NULL)
@@ -543,28 +601,10 @@ completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_Reque
 	*con_cls = NULL;
 }
 
-/* Decode %XX like MHD does, but keep a decoded NUL and a malformed escape visible (as DEL) so the
- * handler rejects them instead of seeing a silently truncated or altered string. */
 static size_t
 unescape(void *cls, struct MHD_Connection *c, char *s)
 {
-	static const char hexdigits[] = "0123456789abcdefABCDEF";
-	char *w = s;
-	for (char *p = s; *p; p++) {
-		if (*p != '%') {
-			*w++ = *p;
-			continue;
-		}
-		if (p[1] && p[2] && strchr(hexdigits, p[1]) && strchr(hexdigits, p[2])) {
-			char hex[3] = { p[1], p[2], 0 };
-			char ch = (char)strtol(hex, NULL, 16);
-			*w++ = ch == '\0' ? 0x7f : ch;
-			p += 2;
-		} else
-			*w++ = 0x7f;
-	}
-	*w = '\0';
-	return (size_t)(w - s);
+	return query_unescape(s);
 }
 
 static void
@@ -594,41 +634,113 @@ io_cb(evutil_socket_t fd, short what, void *arg)
 	admin_run(arg);
 }
 
+/* Accept here rather than in MHD: at the fd limit MHD would busy-wait on a readable listening
+ * socket. Out of descriptors, accepting pauses for a moment (the sidecar's own trouble, logged once
+ * per episode) and the loop carries on. */
+static void
+accept_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct admin *a = arg;
+	for (int i = 0; i < 64; i++) {
+		struct sockaddr_storage ss;
+		socklen_t len = sizeof ss;
+		int c = accept4(a->lfd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (c < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno != EAGAIN && httpc_local_errno(errno)) {
+				struct timeval tv = { 0, 50000 };
+				if (!a->paused)
+					log_warn("admin: cannot accept connections: %s (the sidecar's own "
+					    "limit); pausing accept for 50 ms", strerror(errno));
+				a->paused = 1;
+				event_del(a->accept_ev);
+				evtimer_add(a->accept_pause, &tv);
+			}
+			break;
+		}
+		if (a->paused)
+			log_notice("admin: accepting connections again");
+		a->paused = 0;
+		/* over a limit (per IP, in all) MHD closes it at once */
+		(void)MHD_add_connection(a->mhd, c, (struct sockaddr *)&ss, len);
+	}
+	admin_run(a);
+}
+
+static void
+accept_resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct admin *a = arg;
+	event_add(a->accept_ev, NULL);
+	accept_cb(a->lfd, EV_READ, a);
+}
+
+static int
+listen_on(const struct cfg *cfg, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss = { 0 };
+	socklen_t len;
+	int fd, on = 1;
+	if (cfg->admin.family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)cfg->admin.port);
+		inet_pton(AF_INET6, cfg->admin.host, &s6->sin6_addr);
+		len = sizeof *s6;
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)cfg->admin.port);
+		inet_pton(AF_INET, cfg->admin.host, &s4->sin_addr);
+		len = sizeof *s4;
+	}
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot listen on %s (admin.listen): %s", cfg->admin.listen,
+		    strerror(errno));
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+	if (ss.ss_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof on);
+	if (bind(fd, (struct sockaddr *)&ss, len) != 0 || listen(fd, 1024) != 0) {
+		snprintf(err, errlen, "cannot listen on %s (admin.listen): %s", cfg->admin.listen,
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 struct admin *
 admin_new(struct sidecar *sc, char *err, size_t errlen)
 {
 	struct admin *a = xcalloc(1, sizeof *a);
-	struct sockaddr_storage ss = { 0 };
 	const union MHD_DaemonInfo *info;
-	char rpc[64], admin_host[64];
-	unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG | MHD_USE_TURBO;
+	unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG | MHD_USE_TURBO |
+	    MHD_USE_NO_LISTEN_SOCKET;
 
-	if (sc->cfg.admin.family == AF_INET6) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons((uint16_t)sc->cfg.admin.port);
-		inet_pton(AF_INET6, sc->cfg.admin.host, &s6->sin6_addr);
-		flags |= MHD_USE_IPv6;
-	} else {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons((uint16_t)sc->cfg.admin.port);
-		inet_pton(AF_INET, sc->cfg.admin.host, &s4->sin_addr);
-	}
 	a->sc = sc;
-	a->mhd = MHD_start_daemon(flags, (uint16_t)sc->cfg.admin.port, NULL, NULL, handler, a,
+	if ((a->lfd = listen_on(&sc->cfg, err, errlen)) < 0) {
+		free(a);
+		return NULL;
+	}
+	if (sc->cfg.admin.family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	a->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handler, a,
 	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, a,
-	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)sc->cfg.admin.max_connections,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)sc->cfg.admin.max_connections_per_ip,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)ADMIN_IDLE_TIMEOUT_S,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)ADMIN_MEMORY_LIMIT,
-	    MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024,
 	    MHD_OPTION_NOTIFY_COMPLETED, completed, a,
 	    MHD_OPTION_UNESCAPE_CALLBACK, unescape, a,
 	    MHD_OPTION_END);
 	if (a->mhd == NULL) {
-		snprintf(err, errlen, "cannot listen on %s (admin.listen): the address is in use or not "
-		    "local", sc->cfg.admin.listen);
+		snprintf(err, errlen, "cannot start the admin server on %s (admin.listen)",
+		    sc->cfg.admin.listen);
+		close(a->lfd);
 		free(a);
 		return NULL;
 	}
@@ -637,9 +749,12 @@ admin_new(struct sidecar *sc, char *err, size_t errlen)
 	event_add(a->io, NULL);
 	a->timer = evtimer_new(sc->base, io_cb, a);
 	a->kick = event_new(sc->base, -1, 0, io_cb, a);
-	master_probe_hosts(&sc->cfg, rpc, admin_host, sizeof rpc);
-	a->proxy = proxy_new(sc->base, admin_host, (int)sc->cfg.master.metrics_port,
-	    sc->cfg.admin.upstream_timeout_ms);
+	a->accept_ev = event_new(sc->base, a->lfd, EV_READ | EV_PERSIST, accept_cb, a);
+	a->accept_pause = evtimer_new(sc->base, accept_resume_cb, a);
+	event_add(a->accept_ev, NULL);
+	if (sc->cfg.master.runs_here)
+		a->proxy = httpc_new(sc->base, &sc->master_targets[PROBE_ADMIN], PROXY_POOL, PROXY_MAX_BODY,
+		    sc->cfg.admin.upstream_timeout_ms);
 	admin_run(a);
 	log_info("admin: listening on %s", sc->cfg.admin.listen);
 	return a;
@@ -655,7 +770,7 @@ admin_free(struct admin *a)
 	while (a->suspended != NULL) {
 		struct request *r = a->suspended;
 		char *s = error_json(a, "the sidecar is stopping");
-		proxy_cancel(r->up);
+		httpc_cancel(r->up);
 		resume(r, MHD_HTTP_SERVICE_UNAVAILABLE, make_response("application/json", s, strlen(s)));
 		free(s);
 	}
@@ -664,6 +779,9 @@ admin_free(struct admin *a)
 	event_free(a->io);
 	event_free(a->timer);
 	event_free(a->kick);
-	proxy_free(a->proxy);
+	event_free(a->accept_ev);
+	event_free(a->accept_pause);
+	close(a->lfd);
+	httpc_free(a->proxy);
 	free(a);
 }

@@ -15,6 +15,9 @@
 #include "metrics.h"
 #include "xalloc.h"
 
+#define DRAIN_BUDGET	(64 * 1024)	/* bytes of a child's output read per loop turn */
+#define DRAIN_AT_EXIT	(1024 * 1024)	/* after its exit (an escaped grandchild may still write) */
+
 extern char **environ;
 
 static const char *const state_names[CHILD_NSTATES] = {
@@ -144,10 +147,12 @@ tail_add(struct child *c, const char *p, size_t n)
 
 /* Copy what the child wrote to its log file; returns 0 at EOF or error. */
 static int
-drain(struct child *c)
+drain(struct child *c, size_t budget)
 {
 	char buf[16384];
-	for (;;) {
+	/* A budget per loop turn: a child writing as fast as it can must not hold the loop. The event
+	 * is level-triggered, so what is left is read on the next turn. */
+	for (size_t done = 0; done < budget; ) {
 		ssize_t r = read(c->pipe_fd, buf, sizeof buf);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -155,10 +160,12 @@ drain(struct child *c)
 			return errno == EAGAIN;
 		if (r == 0)
 			return 0;
+		done += (size_t)r;
 		tail_add(c, buf, (size_t)r);
 		if (c->log_fd >= 0 && write(c->log_fd, buf, (size_t)r) < 0)
 			log_debug("%s: log write: %s", c->name, strerror(errno));
 	}
+	return 1;
 }
 
 static void
@@ -178,7 +185,7 @@ static void
 pipe_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct child *c = arg;
-	if (!drain(c))
+	if (!drain(c, DRAIN_BUDGET))
 		close_pipe(c);
 }
 
@@ -448,7 +455,7 @@ child_exited(struct child *c, int status)
 	/* Whatever the process left in its group goes with it. */
 	kill(-c->pid, SIGKILL);
 	if (c->pipe_fd >= 0)
-		drain(c);
+		drain(c, DRAIN_AT_EXIT);
 	close_pipe(c);
 	timer_clear(c);
 	if (c->pid_path != NULL)

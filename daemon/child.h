@@ -46,7 +46,7 @@ struct child {
 	double			*starts;	/* ring of the last restart.burst start times */
 	unsigned		 nstarts;	/* how many the ring holds */
 	unsigned		 start_next;	/* where the next goes; the oldest once full */
-	char			 reason[256];
+	char			 reason[1024];
 	char			 tail[CHILD_TAIL];
 	size_t			 tail_len;
 };

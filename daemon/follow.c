@@ -1,5 +1,4 @@
 #include "config.h"
-#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +8,8 @@
 #include "endpoints.h"
 #include "follow.h"
 #include "log.h"
-#include "proxy.h"
+#include "httpc.h"
+#include "url.h"
 #include "sidecar.h"
 #include "xalloc.h"
 
@@ -20,12 +20,12 @@
 
 struct follow {
 	struct sidecar		*sc;
-	struct proxy		*head;
-	struct proxy_req	*req;
+	struct httpc		*head;
+	struct httpc_req	*req;
 	struct event		*retry;
-	char			 url[240];
+	char			 url[URL_HOST_MAX + 300];
 	char			 etag[32];
-	char			 state[512];
+	char			 state[sizeof(((struct url *)0)->host) + 1200];
 	int			 failures;
 	long			 backoff_ms;
 };
@@ -79,15 +79,15 @@ failed(struct follow *f, const char *why)
 }
 
 static void
-answered(const struct proxy_response *pr, void *arg)
+answered(const struct httpc_response *pr, void *arg)
 {
 	struct follow *f = arg;
 	json_t *j;
-	char etag[32], why[128];
+	char etag[32], why[400];
 
 	f->req = NULL;
-	if (pr->outcome != PROXY_OK) {
-		failed(f, pr->outcome == PROXY_TIMEOUT ? "no answer" : "cannot connect");
+	if (pr->outcome != HTTPC_OK) {
+		failed(f, pr->detail);
 		return;
 	}
 	if (pr->status == 503) {		/* the head has no files yet (or held us to its limit) */
@@ -121,7 +121,7 @@ poll_head(struct follow *f)
 {
 	char path[128];
 	snprintf(path, sizeof path, "/endpoints?since=%s&timeout_ms=%d", f->etag, FOLLOW_HOLD_MS);
-	f->req = proxy_get(f->head, path, FOLLOW_HOLD_MS + 5000, answered, f);
+	f->req = httpc_get(f->head, path, FOLLOW_HOLD_MS + 5000, answered, f);
 }
 
 struct follow *
@@ -129,38 +129,31 @@ follow_new(struct sidecar *sc, char *err, size_t errlen)
 {
 	struct follow *f = xcalloc(1, sizeof *f);
 	const struct cfg *c = &sc->cfg;
-	char host[200], port[16], ip[64];
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
-	int rc;
+	struct httpc_target t;
+	struct url u;
+	char why[400];
 
 	if (c->master.url[0] != '\0') {
-		const char *h = c->master.url + 7, *end;
-		snprintf(f->url, sizeof f->url, "%s", c->master.url);
-		if (*h == '[') {
-			end = strchr(h, ']');
-			snprintf(host, sizeof host, "%.*s", end ? (int)(end - h - 1) : 0, h + 1);
-			end = end ? end + 1 : h;
-		} else {
-			end = h + strcspn(h, ":/");
-			snprintf(host, sizeof host, "%.*s", (int)(end - h), h);
+		if (url_parse(c->master.url, &u, why, sizeof why) != 0) {
+			snprintf(err, errlen, "master.url: %s", why);
+			free(f);
+			return NULL;
 		}
-		snprintf(port, sizeof port, "%.*s", *end == ':' ? (int)strcspn(end + 1, "/") : 2,
-		    *end == ':' ? end + 1 : "80");
+		snprintf(f->url, sizeof f->url, "%s", c->master.url);
 	} else {
-		snprintf(host, sizeof host, "%s", c->master.node);
-		snprintf(port, sizeof port, "%ld", c->admin.port);
-		snprintf(f->url, sizeof f->url, "http://%s:%s", host, port);
+		snprintf(u.host, sizeof u.host, "%s", c->master.node);
+		u.port = (int)c->admin.port;
+		snprintf(f->url, sizeof f->url, strchr(u.host, ':') ? "http://[%s]:%d" : "http://%s:%d",
+		    u.host, u.port);
 	}
 	/* Before the loop runs, so a blocking lookup is allowed here. */
-	if ((rc = getaddrinfo(host, port, &hints, &ai)) != 0) {
-		snprintf(err, errlen, "cannot resolve the head sidecar %s: %s", host, gai_strerror(rc));
+	if (httpc_resolve(u.host, u.port, &t, why, sizeof why) != 0) {
+		snprintf(err, errlen, "the head sidecar %s: %s", f->url, why);
 		free(f);
 		return NULL;
 	}
-	getnameinfo(ai->ai_addr, ai->ai_addrlen, ip, sizeof ip, NULL, 0, NI_NUMERICHOST);
-	freeaddrinfo(ai);
 	f->sc = sc;
-	f->head = proxy_new(sc->base, ip, atoi(port), FOLLOW_HOLD_MS + 5000);
+	f->head = httpc_new(sc->base, &t, 1, 4 * 1024 * 1024, FOLLOW_HOLD_MS + 5000);
 	f->retry = evtimer_new(sc->base, retry_cb, f);
 	snprintf(f->etag, sizeof f->etag, "none");
 	snprintf(f->state, sizeof f->state, "waiting for the head sidecar at %s", f->url);
@@ -174,8 +167,8 @@ follow_free(struct follow *f)
 {
 	if (f == NULL)
 		return;
-	proxy_cancel(f->req);
+	httpc_cancel(f->req);
 	event_free(f->retry);
-	proxy_free(f->head);
+	httpc_free(f->head);
 	free(f);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sysexits.h>
 #include <unistd.h>
 #include <event2/event.h>
@@ -44,7 +45,7 @@ publish(struct sidecar *s, int force)
 	const struct child *c = master_child(s->master);
 	int ready = c->state == CHILD_READY && !s->stopping;
 	unsigned gen = endpoints_generation(s->endpoints);
-	char leader_host[64], target[256], *via = NULL;
+	char leader_host[URL_HOST_MAX], target[URL_HOST_MAX * 2 + 64], *via = NULL;
 	long leader_port;
 	struct endpoints_master m = {
 		s->cfg.master.node, s->master_address, s->cfg.master.rpc_port,
@@ -85,7 +86,7 @@ void
 sidecar_update(struct sidecar *s)
 {
 	const struct child *c = s->master ? master_child(s->master) : NULL;
-	char status[512];
+	char status[2048];
 
 	if (c == NULL && s->follow != NULL)
 		snprintf(status, sizeof status, "%s", follow_state(s->follow));
@@ -175,10 +176,57 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 	}
 }
 
+/* Names in the configuration resolve (before the loop, where a blocking lookup is allowed). */
+static void
+check_names(struct sidecar *s, struct strv *errs)
+{
+	const struct cfg *cfg = &s->cfg;
+	struct httpc_target t;
+	struct url u;
+	char err[512];
+	if (cfg->master.runs_here) {
+		if (master_targets(cfg, s->master_targets, err, sizeof err) != 0)
+			strv_pushf(errs, "%s", err);
+		if (cfg->master.address[0] != '\0' && httpc_resolve(cfg->master.address,
+		    (int)cfg->master.rpc_port, &t, err, sizeof err) != 0)
+			strv_pushf(errs, "master.address: %s", err);
+	} else if (cfg->master.url[0] != '\0' && url_parse(cfg->master.url, &u, err, sizeof err) == 0 &&
+	    httpc_resolve(u.host, u.port, &t, err, sizeof err) != 0)
+		strv_pushf(errs, "master.url: %s", err);
+}
+
+/* Raise the open-file limit to its hard limit, and keep the admin server inside what is left once
+ * the sidecar's own needs (upstream pool, probes, children's pipes and logs) are set aside. */
+static void
+fd_budget(struct cfg *cfg)
+{
+	struct rlimit rl;
+	long reserve = 128 + 4 * (cfg->job.gpus_per_node > 0 ? cfg->job.gpus_per_node : 8), avail;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur == RLIM_INFINITY)
+		return;
+	avail = (long)rl.rlim_cur - reserve;
+	if (avail < 16)
+		avail = 16;
+	if (cfg->admin.max_connections > avail) {
+		log_warn("admin.max_connections %ld does not fit the open-file limit %ld (the sidecar keeps "
+		    "%ld for itself): at most %ld admin connections", cfg->admin.max_connections,
+		    (long)rl.rlim_cur, reserve, avail);
+		cfg->admin.max_connections = avail;
+	}
+}
+
 static int
-check_config(const char *path, const struct cfg_overrides *ov, struct cfg *cfg, int quiet)
+check_config(const char *path, const struct cfg_overrides *ov, struct sidecar *s, int quiet)
 {
 	struct strv errs = { 0 };
+	struct cfg *cfg = &s->cfg;
 	int rc = cfg_load_file(path, ov, cfg, &errs);
 	struct topology t;
 	char err[512];
@@ -188,6 +236,10 @@ check_config(const char *path, const struct cfg_overrides *ov, struct cfg *cfg, 
 		rc = -1;
 	} else if (rc == 0)
 		topology_free(&t);
+	if (rc == 0) {
+		check_names(s, &errs);
+		rc = errs.n > 0 ? -1 : 0;
+	}
 	for (size_t i = 0; i < errs.n; i++)
 		fprintf(stderr, "%s\n", errs.v[i]);
 	if (rc != 0)
@@ -253,7 +305,7 @@ main(int argc, char **argv)
 	log_init(verbose);
 	if (status)
 		return status_main(status_url ? status_url : "http://127.0.0.1:9103");
-	if (check_config(path, &ov, &sc.cfg, !check) != 0) {
+	if (check_config(path, &ov, &sc, !check) != 0) {
 		cfg_free(&sc.cfg);
 		return EX_CONFIG;
 	}
@@ -276,6 +328,7 @@ main(int argc, char **argv)
 		event_add(sigev[i], NULL);
 	}
 	notify_init(sc.base);
+	fd_budget(&sc.cfg);
 	sc.started = mono_now();
 	metrics_init();
 	log_notice("mooncake-sidecar %s on node %s, job %s, run dir %s", PACKAGE_VERSION,
@@ -289,7 +342,7 @@ main(int argc, char **argv)
 		else
 			endpoints_local_ipv4(sc.master_address, sizeof sc.master_address);
 		sc.endpoints = endpoints_new(&sc.cfg);
-		sc.master = master_new(sc.base, &sc.cfg, master_changed, &sc);
+		sc.master = master_new(sc.base, &sc.cfg, sc.master_targets, master_changed, &sc);
 		master_start(sc.master);
 	} else {
 		sc.endpoints = endpoints_new(&sc.cfg);

@@ -9,10 +9,12 @@
 #include "master.h"
 #include "metrics.h"
 #include "ports.h"
-#include "probe.h"
+#include "httpc.h"
+#include "url.h"
 #include "xalloc.h"
 
 #define READINESS_PROBE_TIMEOUT_MS	1000
+#define PROBE_MAX_BODY			(1024 * 1024)
 
 static const char *const probe_names[PROBE_COUNT] = { "rpc", "metadata", "admin" };
 
@@ -27,19 +29,19 @@ struct master {
 	struct event_base	*base;
 	struct event		*round_timer;
 	struct event		*deadline;
-	struct probe		*probes[PROBE_COUNT];
+	struct httpc		*up[PROBE_COUNT];	/* one pool per port */
+	struct httpc_req	*probes[PROBE_COUNT];
 	struct slot		 slots[PROBE_COUNT];
 	int			 pending;
 	int			 round_ok[PROBE_COUNT];
+	int			 round_local;	/* a probe failed for the sidecar's own reasons */
 	double			 round_started;
 	int			 live_failures;
 	double			 last_failure_count;	/* when live_failures last went up */
 	unsigned		 generation;
 	int			 ha;		/* --enable_ha: watch /health every probe interval */
 	char			 role[16];
-	char			 leader[128];
-	char			 rpc_host[64];
-	char			 admin_host[64];
+	char			 leader[URL_HOST_MAX + 8];
 	char			 last_warning[256];
 	struct probe_stat	 stat[PROBE_COUNT];
 	master_changed_fn	 changed;
@@ -80,11 +82,23 @@ ha_enabled(char *const *args)
 	return 0;
 }
 
-void
-master_probe_hosts(const struct cfg *cfg, char *rpc, char *admin, size_t len)
+int
+master_targets(const struct cfg *cfg, struct httpc_target *t, char *err, size_t errlen)
 {
-	probe_host(flag_value(cfg->master.extra_args, "--rpc_address"), rpc, len);
-	probe_host(flag_value(cfg->master.extra_args, "--metrics_host"), admin, len);
+	static const char *const flags[PROBE_COUNT] = {
+		"--rpc_address", "--http_metadata_server_host", "--metrics_host"
+	};
+	for (int i = 0; i < PROBE_COUNT; i++) {
+		char host[URL_HOST_MAX], why[400];
+		long port = i == PROBE_RPC ? cfg->master.rpc_port : i == PROBE_METADATA ?
+		    cfg->master.http_metadata_port : cfg->master.metrics_port;
+		probe_host(flag_value(cfg->master.extra_args, flags[i]), host, sizeof host);
+		if (httpc_resolve(host, (int)(port ? port : 1), &t[i], why, sizeof why) != 0) {
+			snprintf(err, errlen, "master.extra_args: %s=%s: %s", flags[i], host, why);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 char **
@@ -159,7 +173,7 @@ static void
 cancel_probes(struct master *m)
 {
 	for (int i = 0; i < PROBE_COUNT; i++) {
-		probe_cancel(m->probes[i]);
+		httpc_cancel(m->probes[i]);
 		m->probes[i] = NULL;
 	}
 	m->pending = 0;
@@ -230,10 +244,12 @@ round_done(struct master *m)
 	long interval = m->ha ? m->cfg->master.probe_interval_ms : m->cfg->master.liveness_interval_ms;
 	if (all)
 		m->live_failures = 0;
+	else if (m->round_local)
+		warn_once(m, m->stat[!m->round_ok[PROBE_ADMIN] ? PROBE_ADMIN : PROBE_RPC].detail);
 	else if (mono_now() - m->last_failure_count >=
 	    (double)m->cfg->master.liveness_interval_ms / 1000.0 * 0.999) {
 		/* Counted at most once per liveness interval, however often /health is watched. */
-		char why[256];
+		char why[600];
 		const struct probe_stat *s = !m->round_ok[PROBE_ADMIN] ? &m->stat[PROBE_ADMIN] :
 		    &m->stat[PROBE_RPC];
 		m->last_failure_count = mono_now();
@@ -260,7 +276,7 @@ read_health(struct master *m, const char *body)
 	const char *role = json_string_value(json_object_get(j, "role"));
 	const char *leader = json_string_value(json_object_get(j, "leader_address"));
 	int ready = json_is_true(json_object_get(j, "service_ready")), usable;
-	char old_role[16], old_leader[128];
+	char old_role[16], old_leader[sizeof m->leader];
 	snprintf(old_role, sizeof old_role, "%s", m->role);
 	snprintf(old_leader, sizeof old_leader, "%s", m->leader);
 	snprintf(m->role, sizeof m->role, "%s", role ? role : "leader");
@@ -278,15 +294,15 @@ read_health(struct master *m, const char *body)
 }
 
 static void
-probe_done(struct probe *p, void *arg)
+probe_done(const struct httpc_response *r, void *arg)
 {
 	struct slot *sl = arg;
 	struct master *m = sl->m;
-	const struct probe_result *r = probe_result(p);
 	struct probe_stat *st = &m->stat[sl->idx];
-	int ok = r->ok;
+	int ok = r->outcome == HTTPC_OK;
 
 	m->probes[sl->idx] = NULL;
+	st->local = r->outcome == HTTPC_LOCAL;
 	if (ok && sl->idx != PROBE_RPC && r->status != 200) {
 		ok = 0;
 		snprintf(st->detail, sizeof st->detail, "HTTP %d", r->status);
@@ -298,14 +314,18 @@ probe_done(struct probe *p, void *arg)
 		ok = 0;
 		snprintf(st->detail, sizeof st->detail, "/health: %s and no leader known",
 		    standby(m) ? "a standby" : "the service is not ready");
-	} else
+	} else if (st->local)
+		snprintf(st->detail, sizeof st->detail, "the sidecar's own trouble, not the master's: %s",
+		    r->detail);
+	else
 		snprintf(st->detail, sizeof st->detail, "%s", ok ? "ok" : r->detail);
-	metrics_observe(OP_PROBE_RPC + sl->idx, ok ? ST_OK : r->timeout ? ST_TIMEOUT : ST_ERROR,
-	    r->seconds);
+	metrics_observe(OP_PROBE_RPC + sl->idx, ok ? ST_OK : r->outcome == HTTPC_TIMEOUT ?
+	    ST_TIMEOUT : ST_ERROR, r->seconds);
 	st->ok = ok;
 	st->seconds = r->seconds;
 	st->at = mono_now();
 	m->round_ok[sl->idx] = ok;
+	m->round_local |= st->local;
 	if (--m->pending == 0)
 		round_done(m);
 }
@@ -317,21 +337,15 @@ round_start(struct master *m)
 	long timeout = liveness ? m->cfg->master.liveness_interval_ms : READINESS_PROBE_TIMEOUT_MS;
 	m->round_started = mono_now();
 	m->pending = 0;
+	m->round_local = 0;
 	for (int i = 0; i < PROBE_COUNT; i++) {
-		const char *host = i == PROBE_ADMIN ? m->admin_host :
-		    i == PROBE_RPC ? m->rpc_host : "127.0.0.1";
 		m->round_ok[i] = 1;
 		if (port_of(m, i) == 0 || (liveness && i == PROBE_METADATA) ||
 		    (i == PROBE_RPC && standby(m)))
 			continue;
 		m->pending++;
-		m->probes[i] = probe_start(m->base, i == PROBE_RPC ? PROBE_TCP : PROBE_HTTP, host,
-		    port_of(m, i), "/health", timeout, probe_done, &m->slots[i]);
-		if (m->probes[i] == NULL) {
-			m->pending--;
-			m->round_ok[i] = 0;
-			snprintf(m->stat[i].detail, sizeof m->stat[i].detail, "bad address %s", host);
-		}
+		m->probes[i] = i == PROBE_RPC ? httpc_connect(m->up[i], timeout, probe_done, &m->slots[i]) :
+		    httpc_get(m->up[i], "/health", timeout, probe_done, &m->slots[i]);
 	}
 	if (m->pending == 0)
 		round_done(m);
@@ -347,7 +361,7 @@ static void
 deadline_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct master *m = arg;
-	char why[256];
+	char why[1400];
 	int n = 0;
 	for (int i = 0; i < PROBE_COUNT && n < (int)sizeof why; i++) {
 		if (port_of(m, i) == 0)
@@ -361,7 +375,7 @@ deadline_cb(evutil_socket_t fd, short what, void *arg)
 	}
 	if (n == 0)
 		snprintf(why, sizeof why, "%s", m->last_warning);
-	char msg[400];
+	char msg[1500];
 	snprintf(msg, sizeof msg, "not ready after %ld ms (%s)", m->cfg->master.ready_timeout_ms, why);
 	child_fail(&m->child, msg);
 }
@@ -406,7 +420,8 @@ static const struct child_ops master_ops = {
 };
 
 struct master *
-master_new(struct event_base *base, const struct cfg *cfg, master_changed_fn changed, void *arg)
+master_new(struct event_base *base, const struct cfg *cfg, const struct httpc_target *targets,
+    master_changed_fn changed, void *arg)
 {
 	struct master *m = xcalloc(1, sizeof *m);
 	const struct kvlist *env[] = { &cfg->master.env };
@@ -417,9 +432,10 @@ master_new(struct event_base *base, const struct cfg *cfg, master_changed_fn cha
 	m->base = base;
 	m->changed = changed;
 	m->arg = arg;
-	for (int i = 0; i < PROBE_COUNT; i++)
+	for (int i = 0; i < PROBE_COUNT; i++) {
 		m->slots[i] = (struct slot){ m, i };
-	master_probe_hosts(cfg, m->rpc_host, m->admin_host, sizeof m->rpc_host);
+		m->up[i] = httpc_new(base, &targets[i], 1, PROBE_MAX_BODY, READINESS_PROBE_TIMEOUT_MS);
+	}
 	m->ha = ha_enabled(cfg->master.extra_args);
 	m->round_timer = evtimer_new(base, round_cb, m);
 	m->deadline = evtimer_new(base, deadline_cb, m);
@@ -435,6 +451,8 @@ void
 master_free(struct master *m)
 {
 	cancel_probes(m);
+	for (int i = 0; i < PROBE_COUNT; i++)
+		httpc_free(m->up[i]);
 	event_free(m->round_timer);
 	event_free(m->deadline);
 	child_free(&m->child);

@@ -3,6 +3,7 @@
 #include <event2/event.h>
 #include "cfg.h"
 #include "child.h"
+#include "httpc.h"
 
 enum { PROBE_RPC, PROBE_METADATA, PROBE_ADMIN, PROBE_COUNT };
 
@@ -10,13 +11,16 @@ struct probe_stat {
 	int	 ok;
 	double	 seconds;
 	double	 at;		/* monotonic time of the last result */
-	char	 detail[160];
+	int	 local;		/* it failed for the sidecar's own reasons (EMFILE...) */
+	char	 detail[400];
 };
 
 struct master;
 typedef void (*master_changed_fn)(struct master *, void *);
 
-struct master	*master_new(struct event_base *, const struct cfg *, master_changed_fn, void *);
+/* targets: where the probes connect, from master_targets() */
+struct master	*master_new(struct event_base *, const struct cfg *, const struct httpc_target *,
+		    master_changed_fn, void *);
 void		 master_free(struct master *);
 void		 master_start(struct master *);
 void		 master_stop(struct master *, int);
@@ -30,6 +34,7 @@ const char	*master_role(const struct master *);
 const char	*master_leader(const struct master *);
 /* The argv the master is started with (command, port flags, extra_args). */
 char		**master_argv(const struct cfg *);
-/* Where the probes connect: the bind address from extra_args, loopback for a wildcard. */
-void		 master_probe_hosts(const struct cfg *, char *, char *, size_t);
+/* Where the probes connect, by port (PROBE_*): the bind address from extra_args (loopback for a
+ * wildcard), resolved. Blocking: before the loop. Returns -1 with err naming the key. */
+int		 master_targets(const struct cfg *, struct httpc_target *, char *, size_t);
 #endif

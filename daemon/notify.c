@@ -8,7 +8,7 @@
 #include "notify.h"
 
 static struct event *watchdog_ev;
-static char last_status[512];
+static char last_status[2048];
 
 static void
 watchdog_cb(evutil_socket_t fd, short what, void *arg)

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <event2/event.h>
 #include "cfg.h"
+#include "httpc.h"
+#include "url.h"
 
 struct master;
 struct admin;
@@ -21,9 +23,10 @@ struct sidecar {
 	struct workers		*workers;	/* this node's GPU workers */
 	int			 stop_now;	/* a second stop signal: no more waiting */
 	int			 master_stopping;
-	char			 master_address[64];	/* advertised to workers */
+	char			 master_address[URL_HOST_MAX];	/* advertised to workers */
+	struct httpc_target	 master_targets[3];	/* where the probes and the proxy connect */
 	unsigned		 published;	/* the master generation last written as ready */
-	char			 published_target[256];	/* and where it pointed workers */
+	char			 published_target[URL_HOST_MAX * 2 + 64];	/* and where it pointed workers */
 	double			 started;	/* monotonic */
 	int			 stopping;
 	int			 ready_sent;

@@ -1,111 +1,63 @@
-/* --status: a blocking one-shot client (it never runs inside the daemon's loop). */
+/* --status: a one-shot client on a loop of its own (it never runs inside the daemon's loop), with
+ * the daemon's HTTP client. */
 #include "config.h"
-#include <errno.h>
-#include <netdb.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sysexits.h>
-#include <unistd.h>
+#include <event2/event.h>
 #include <jansson.h>
+#include "httpc.h"
 #include "sidecar.h"
+#include "url.h"
 #include "xalloc.h"
 
 #define STATUS_TIMEOUT_MS	3000
 
-static int
-wait_fd(int fd, short ev)
+struct answer {
+	int	 done, outcome, code;
+	char	*body;
+	char	 detail[400];
+};
+
+static void
+got(const struct httpc_response *r, void *arg)
 {
-	struct pollfd p = { fd, ev, 0 };
-	return poll(&p, 1, STATUS_TIMEOUT_MS) == 1 ? 0 : -1;
+	struct answer *a = arg;
+	a->done = 1;
+	a->outcome = r->outcome;
+	a->code = r->status;
+	if (r->outcome == HTTPC_OK)
+		a->body = xstrdup(r->body);
+	snprintf(a->detail, sizeof a->detail, "%s", r->detail);
 }
 
 static char *
 http_get(const char *url, const char *path, int *code, char *err, size_t errlen)
 {
-	char host[128], port[16] = "80", *req, *buf = NULL;
-	const char *h = url, *end;
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
-	size_t len = 0, cap = 0;
-	int fd = -1, rc;
-
-	if (strncmp(h, "http://", 7) == 0)
-		h += 7;
-	if (*h == '[') {
-		end = strchr(h, ']');
-		if (end == NULL) {
-			snprintf(err, errlen, "bad URL %s", url);
-			return NULL;
-		}
-		snprintf(host, sizeof host, "%.*s", (int)(end - h - 1), h + 1);
-		end++;
-	} else {
-		end = h + strcspn(h, ":/");
-		snprintf(host, sizeof host, "%.*s", (int)(end - h), h);
-	}
-	if (*end == ':')
-		snprintf(port, sizeof port, "%.*s", (int)strcspn(end + 1, "/"), end + 1);
-	if ((rc = getaddrinfo(host, port, &hints, &ai)) != 0) {
-		snprintf(err, errlen, "%s: %s", host, gai_strerror(rc));
+	struct event_base *base;
+	struct httpc_target t;
+	struct httpc *c;
+	struct answer a = { 0 };
+	struct url u;
+	char *full = strncmp(url, "http://", 7) == 0 ? xstrdup(url) : xasprintf("http://%s", url);
+	int rc = url_parse(full, &u, err, errlen);
+	free(full);
+	if (rc != 0 || httpc_resolve(u.host, u.port, &t, err, errlen) != 0)
+		return NULL;
+	base = event_base_new();
+	c = httpc_new(base, &t, 1, 16 * 1024 * 1024, STATUS_TIMEOUT_MS);
+	httpc_get(c, path, 0, got, &a);
+	while (!a.done)
+		event_base_loop(base, EVLOOP_ONCE);
+	httpc_free(c);
+	event_base_free(base);
+	if (a.outcome != HTTPC_OK) {
+		snprintf(err, errlen, "%.300s: %.200s", t.name, a.detail);
 		return NULL;
 	}
-	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0 || (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0 && errno != EINPROGRESS) ||
-	    wait_fd(fd, POLLOUT) != 0) {
-		snprintf(err, errlen, "cannot connect to %s:%s: %s", host, port,
-		    errno ? strerror(errno) : "timed out");
-		goto fail;
-	}
-	int soerr = 0;
-	socklen_t sl = sizeof soerr;
-	getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
-	if (soerr != 0) {
-		snprintf(err, errlen, "cannot connect to %s:%s: %s", host, port, strerror(soerr));
-		goto fail;
-	}
-	req = xasprintf("GET %s HTTP/1.0\r\nHost: %s\r\n\r\n", path, host);
-	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req)) {
-		snprintf(err, errlen, "write: %s", strerror(errno));
-		free(req);
-		goto fail;
-	}
-	free(req);
-	for (;;) {
-		ssize_t r;
-		if (wait_fd(fd, POLLIN) != 0) {
-			snprintf(err, errlen, "no answer from %s:%s", host, port);
-			goto fail;
-		}
-		if (len + 4096 + 1 > cap)
-			buf = xrealloc(buf, cap = (len + 4096 + 1) * 2);
-		r = read(fd, buf + len, cap - len - 1);
-		if (r < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (r <= 0)
-			break;
-		len += (size_t)r;
-	}
-	close(fd);
-	freeaddrinfo(ai);
-	if (buf == NULL || len < 12 || strncmp(buf, "HTTP/1.", 7) != 0) {
-		snprintf(err, errlen, "not an HTTP answer");
-		free(buf);
-		return NULL;
-	}
-	buf[len] = '\0';
-	*code = atoi(buf + 9);
-	char *body = strstr(buf, "\r\n\r\n");
-	char *out = xstrdup(body ? body + 4 : "");
-	free(buf);
-	return out;
-fail:
-	if (fd >= 0)
-		close(fd);
-	freeaddrinfo(ai);
-	free(buf);
-	return NULL;
+	*code = a.code;
+	return a.body;
 }
 
 static const char *

@@ -2,16 +2,26 @@
 # Proxy benchmark: wrk on GET /health for D seconds at concurrency 1 and 32, through the sidecar,
 # directly on the stand-in master, and through nginx (one worker, proxy_pass with upstream
 # keepalive) to the same stand-in. Prints requests/s, p50 and p99 for each, and the sidecar's
-# resident memory after the runs.   Usage: tests/bench/proxy.sh [D]   (default 10)
+# resident memory after the runs. With BASE (a mooncake-sidecar binary, e.g. a build of the previous
+# release), that binary runs beside it on its own stand-in, for a before/after in the same run.
+#   Usage: tests/bench/proxy.sh [D [BASE]]   (D default 10)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 D=${1:-10}
+BASE=${2:-}
 bash "$top/scripts/deps.sh" wrk nginx >/dev/null || exit 1
 bash "$top/scripts/build.sh" "$top/build-bench" >/dev/null || exit 1
 top_builddir=$top/build-bench
 . "$top/tests/integration/lib.sh"
 
 NGX=$("$TESTKIT" freeports 1)
+if [ -n "$BASE" ]; then
+	NEW=$SIDECAR
+	SIDECAR=$BASE
+	MC_STANDIN_START_DELAY_MS=100 up b '"liveness_interval_ms": 1000'
+	BASE_SIDE=$SIDE
+	SIDECAR=$NEW
+fi
 MC_STANDIN_START_DELAY_MS=100 up p '"liveness_interval_ms": 1000'
 mkdir -p "$T/nginx/logs"
 cat >"$T/nginx/nginx.conf" <<CONF
@@ -50,6 +60,7 @@ echo "GET /health, ${D} s per run, wrk, $(nproc) cores, $(date -u +%F)"
 for c in 1 32; do
 	echo "concurrency $c:"
 	printf '  %-28s %s\n' "mooncake-sidecar" "$(run sidecar "$SIDE" $c)"
+	[ -n "$BASE" ] && printf '  %-28s %s\n' "$(basename "$(dirname "$(dirname "$BASE")")") (BASE)" "$(run base "$BASE_SIDE" $c)"
 	printf '  %-28s %s\n' "direct to the master" "$(run direct "$ADMIN" $c)"
 	printf '  %-28s %s\n' "nginx (1 worker, keepalive)" "$(run nginx "$NGX" $c)"
 done

@@ -416,11 +416,41 @@ slow_cb(evutil_socket_t fd, short what, void *arg)
 	admin_route(arg);
 }
 
+/* MC_STANDIN_CHUNKED=1: /metrics/summary?bytes=N answers with a chunked body of N bytes, sent as
+ * chunks of 1,000 (a fault knob: the real master sends Content-Length). */
+static int
+send_chunked(struct evhttp_request *req)
+{
+	const char *path = evhttp_uri_get_path(evhttp_request_get_evhttp_uri(req));
+	char *bytes;
+	struct evbuffer *b;
+	long n;
+	if (env_long("MC_STANDIN_CHUNKED", 0) != 1 || path == NULL || strcmp(path, "/metrics/summary") != 0 ||
+	    (bytes = query_param(req, "bytes")) == NULL)
+		return 0;
+	n = atol(bytes);
+	free(bytes);
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type", "text/plain");
+	evhttp_send_reply_start(req, 200, "OK");
+	b = evbuffer_new();
+	for (long sent = 0; sent < n; sent += 1000) {
+		long c = n - sent < 1000 ? n - sent : 1000;
+		for (long i = 0; i < c; i++)
+			evbuffer_add(b, &"abcdefghijklmnopqrstuvwxyz\n"[(sent + i) % 27], 1);
+		evhttp_send_reply_chunk(req, b);
+	}
+	evbuffer_free(b);
+	evhttp_send_reply_end(req);
+	return 1;
+}
+
 static void
 admin_cb(struct evhttp_request *req, void *arg)
 {
 	if (S.hang_admin)
 		return;		/* accept, read, never answer */
+	if (send_chunked(req))
+		return;
 	if (S.slow_ms > 0) {
 		struct timeval tv = { S.slow_ms / 1000, (S.slow_ms % 1000) * 1000 };
 		event_base_once(S.base, -1, EV_TIMEOUT, slow_cb, req, &tv);

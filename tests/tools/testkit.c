@@ -10,10 +10,12 @@
  *                                  "CODE COUNT" per status and "unanswered COUNT"
  *   testkit read-endpoints DIR N   parse DIR's endpoints.json, mooncake.env and
  *                                  mooncake_store_config.json N times; print what it saw
- *   testkit conns PORT N MODE SEC  hold N connections to 127.0.0.1:PORT for SEC seconds: MODE "idle"
+ *   testkit conns PORT N MODE SEC [SRC,...]
+ *                                  hold N connections to 127.0.0.1:PORT for SEC seconds: MODE "idle"
  *                                  sends nothing, "slow" sends a request line then a header byte a
- *                                  second; prints "connected N" once they are open, then how many
- *                                  the server closed
+ *                                  second, "/PATH?QUERY" sends one GET of it and reads nothing;
+ *                                  from the source addresses SRC in turn (default any); prints
+ *                                  "connected N" once they are open, then how many the server closed
  *   testkit raw PORT FILE          send FILE's bytes to 127.0.0.1:PORT; print the first response line
  *                                  (or "closed"), and how many responses came back
  *   testkit json-get FILE PATH     print the value at PATH (keys and array indices joined by dots,
@@ -30,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/inotify.h>
 #include <sys/un.h>
@@ -327,11 +330,19 @@ out:
 }
 
 static int
-connect_local(int port)
+connect_from(int port, const char *src)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
 	    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd >= 0 && src != NULL && *src != '\0') {
+		struct sockaddr_in from = { .sin_family = AF_INET };
+		inet_pton(AF_INET, src, &from.sin_addr);
+		if (bind(fd, (struct sockaddr *)&from, sizeof from) != 0) {
+			close(fd);
+			return -1;
+		}
+	}
 	if (fd >= 0 && connect(fd, (struct sockaddr *)&sin, sizeof sin) != 0) {
 		close(fd);
 		fd = -1;
@@ -340,19 +351,40 @@ connect_local(int port)
 }
 
 static int
-conns(int port, int n, const char *mode, int secs)
+connect_local(int port)
+{
+	return connect_from(port, NULL);
+}
+
+static int
+conns(int port, int n, const char *mode, int secs, const char *srcs)
 {
 	int *fd = calloc((size_t)n, sizeof *fd), closed = 0, slow = strcmp(mode, "slow") == 0;
 	long long end = now_ns() + (long long)secs * 1000000000LL;
+	char *req = mode[0] == '/' ? malloc(strlen(mode) + 64) : NULL, *list = strdup(srcs ? srcs : "");
+	char *src[64], *save = NULL;
+	int nsrc = 0;
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	for (char *t = strtok_r(list, ",", &save); t != NULL && nsrc < 64; t = strtok_r(NULL, ",", &save))
+		src[nsrc++] = t;
+	if (req != NULL)
+		sprintf(req, "GET %s HTTP/1.1\r\nHost: test\r\n\r\n", mode);
 	signal(SIGPIPE, SIG_IGN);
 	for (int i = 0; i < n; i++) {
-		if ((fd[i] = connect_local(port)) < 0) {
+		if ((fd[i] = connect_from(port, nsrc ? src[i % nsrc] : NULL)) < 0) {
 			closed++;
 			continue;
 		}
 		if (slow && write(fd[i], "GET /livez HTTP/1.1\r\nX-Slow: ", 30) < 0)
 			closed++;
+		if (req != NULL && write(fd[i], req, strlen(req)) < 0)
+			closed++;
 	}
+	free(req);
 	printf("connected %d\n", n - closed);
 	fflush(stdout);
 	while (now_ns() < end) {
@@ -375,6 +407,7 @@ conns(int port, int n, const char *mode, int secs)
 	}
 	printf("held %d closed %d\n", n, closed);
 	free(fd);
+	free(list);
 	return 0;
 }
 
@@ -429,7 +462,7 @@ main(int argc, char **argv)
 	if (argc >= 3 && strcmp(argv[1], "alive") == 0)
 		return alive(atol(argv[2]));
 	if (argc >= 6 && strcmp(argv[1], "conns") == 0)
-		return conns(atoi(argv[2]), atoi(argv[3]), argv[4], atoi(argv[5]));
+		return conns(atoi(argv[2]), atoi(argv[3]), argv[4], atoi(argv[5]), argc > 6 ? argv[6] : NULL);
 	if (argc >= 4 && strcmp(argv[1], "raw") == 0)
 		return raw(atoi(argv[2]), argv[3]);
 	if (argc >= 4 && strcmp(argv[1], "json-get") == 0)
@@ -448,6 +481,6 @@ main(int argc, char **argv)
 		}
 		return printf("%lld\n", t) < 0;
 	}
-	fprintf(stderr, "usage: testkit freeports N | hold PORT [ADDR] | notify-recv PATH | now | alive PID | kill SIG PID | flood PORT PATH N MS | read-endpoints DIR N | watch-endpoints DIR | json-get FILE PATH | conns PORT N MODE SEC | raw PORT FILE\n");
+	fprintf(stderr, "usage: testkit freeports N | hold PORT [ADDR] | notify-recv PATH | now | alive PID | kill SIG PID | flood PORT PATH N MS | read-endpoints DIR N | watch-endpoints DIR | json-get FILE PATH | conns PORT N MODE SEC [SRC,...] | raw PORT FILE\n");
 	return 2;
 }

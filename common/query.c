@@ -1,0 +1,81 @@
+#include "config.h"
+#include <string.h>
+#include "query.h"
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+size_t
+query_unescape(char *s)
+{
+	char *w = s;
+	for (char *p = s; *p; p++) {
+		int hi, lo;
+		if (*p != '%') {
+			*w++ = *p;
+			continue;
+		}
+		if ((hi = hexval(p[1])) >= 0 && (lo = hexval(p[2])) >= 0) {
+			char ch = (char)(hi * 16 + lo);
+			*w++ = ch == '\0' ? 0x7f : ch;
+			p += 2;
+		} else
+			*w++ = 0x7f;
+	}
+	*w = '\0';
+	return (size_t)(w - s);
+}
+
+int
+query_has_control(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return 1;
+	return 0;
+}
+
+static int
+unreserved(unsigned char ch)
+{
+	return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+	    ch == '-' || ch == '.' || ch == '_' || ch == '~' || ch == ',';
+}
+
+void
+query_encode(struct buf *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if (unreserved(ch))
+			buf_add(b, s + i, 1);
+		else {
+			char e[3] = { '%', hex[ch >> 4], hex[ch & 15] };
+			buf_add(b, e, 3);
+		}
+	}
+}
+
+long
+query_ms(const char *s, long def, long max)
+{
+	long v = 0;
+	if (s == NULL || *s == '\0' || strlen(s) > 12)
+		return def;
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return def;
+		v = v * 10 + (*p - '0');
+	}
+	return v > max ? max : v;
+}

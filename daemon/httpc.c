@@ -1,0 +1,595 @@
+/*
+ * The daemon's HTTP/1.1 client: a pool of kept-alive connections to one upstream, each with one
+ * persistent read event; requests are written with send() and answers fed to the incremental parser
+ * in common/httpresp.c as they arrive. Nothing is re-armed per request on a kept-alive connection,
+ * so a proxied request costs a send, a receive and no epoll_ctl. Requests beyond the pool wait in a
+ * queue; each has its own deadline. Every failure is delivered from the loop through the request's
+ * own timer event, so no callback ever runs inside httpc_get().
+ */
+#include "config.h"
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "clock.h"
+#include "httpc.h"
+#include "httpresp.h"
+#include "xalloc.h"
+
+#define HEADER_MAX	(64 * 1024)
+
+enum { C_CLOSED, C_CONNECTING, C_IDLE, C_BUSY };
+
+struct conn {
+	struct httpc		*p;
+	int			 fd;
+	int			 state;
+	int			 reused;	/* served a request before: may have been closed by the peer */
+	int			 ai;		/* which of the target's addresses */
+	size_t			 got;		/* bytes received for the current request */
+	struct event		*rev;
+	struct event		*wev;
+	size_t			 sent;
+	struct httpc_req	*cur;
+	struct httpresp		 resp;
+};
+
+struct httpc_req {
+	struct httpc		*p;
+	struct conn		*c;
+	char			*req;
+	size_t			 reqlen;
+	struct event		*ev;		/* the deadline, and the deferred completion */
+	httpc_cb		 cb;
+	void			*arg;
+	double			 started;
+	long			 timeout_ms;
+	int			 retried;
+	int			 connect_only;
+	int			 deferred;	/* ev fires to deliver outcome, not a timeout */
+	int			 outcome;
+	char			 detail[HTTPC_NAME_MAX + 200];
+	struct httpc_req	*next;		/* in the queue */
+	struct httpc_req	*all_next, *all_prev;
+};
+
+struct httpc {
+	struct event_base	*base;
+	struct httpc_target	 t;
+	long			 timeout_ms;
+	size_t			 max_body;
+	int			 pool_max;
+	int			 pref;		/* the address that last connected */
+	struct conn		*pool;
+	struct httpc_req	*queue, **qtail;
+	struct httpc_req	*all;
+};
+
+static void dispatch(struct httpc *);
+static void conn_send(struct conn *);
+static int conn_open(struct conn *, int);
+
+int
+httpc_local_errno(int e)
+{
+	return e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM;
+}
+
+static void
+set_name(struct httpc_target *t, const char *host, int port)
+{
+	snprintf(t->name, sizeof t->name, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, port);
+}
+
+int
+httpc_numeric(const char *host, int port, struct httpc_target *t)
+{
+	char h[INET6_ADDRSTRLEN + 2];
+	size_t n = strlen(host);
+	memset(t, 0, sizeof *t);
+	if (n >= 2 && host[0] == '[' && host[n - 1] == ']' && n - 2 < sizeof h) {
+		memcpy(h, host + 1, n - 2);
+		h[n - 2] = '\0';
+	} else if (n < sizeof h)
+		memcpy(h, host, n + 1);
+	else
+		return -1;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&t->addr[0];
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&t->addr[0];
+	if (inet_pton(AF_INET, h, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)port);
+		t->addrlen[0] = sizeof *s4;
+	} else if (inet_pton(AF_INET6, h, &s6->sin6_addr) == 1) {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)port);
+		t->addrlen[0] = sizeof *s6;
+	} else
+		return -1;
+	t->naddr = 1;
+	set_name(t, h, port);
+	return 0;
+}
+
+int
+httpc_resolve(const char *host, int port, struct httpc_target *t, char *err, size_t errlen)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai, *a;
+	char ps[16];
+	int rc;
+	if (httpc_numeric(host, port, t) == 0)
+		return 0;
+	if (*host == '\0' || strlen(host) > 253) {
+		snprintf(err, errlen, "\"%.60s%s\" is not a host name (1 to 253 characters)", host,
+		    strlen(host) > 60 ? "..." : "");
+		return -1;
+	}
+	snprintf(ps, sizeof ps, "%d", port);
+	if ((rc = getaddrinfo(host, ps, &hints, &ai)) != 0) {
+		snprintf(err, errlen, "cannot resolve \"%s\": %s", host,
+		    rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+		return -1;
+	}
+	memset(t, 0, sizeof *t);
+	for (a = ai; a != NULL && t->naddr < HTTPC_MAX_ADDRS; a = a->ai_next) {
+		if (a->ai_addrlen > sizeof t->addr[0])
+			continue;
+		memcpy(&t->addr[t->naddr], a->ai_addr, a->ai_addrlen);
+		t->addrlen[t->naddr++] = a->ai_addrlen;
+	}
+	freeaddrinfo(ai);
+	if (t->naddr == 0) {
+		snprintf(err, errlen, "cannot resolve \"%s\": no usable address", host);
+		return -1;
+	}
+	set_name(t, host, port);
+	return 0;
+}
+
+const char *
+httpc_upstream(const struct httpc *p)
+{
+	return p->t.name;
+}
+
+struct httpc *
+httpc_new(struct event_base *base, const struct httpc_target *t, int pool_max, size_t max_body,
+    long timeout_ms)
+{
+	struct httpc *p = xcalloc(1, sizeof *p);
+	p->base = base;
+	p->t = *t;
+	p->pool_max = pool_max > 0 ? pool_max : 1;
+	p->max_body = max_body;
+	p->timeout_ms = timeout_ms;
+	p->qtail = &p->queue;
+	p->pool = xcalloc((size_t)p->pool_max, sizeof *p->pool);
+	for (int i = 0; i < p->pool_max; i++) {
+		p->pool[i].p = p;
+		p->pool[i].fd = -1;
+		httpresp_init(&p->pool[i].resp, HEADER_MAX, max_body, 0);
+	}
+	return p;
+}
+
+static void
+conn_close(struct conn *c)
+{
+	if (c->rev != NULL)
+		event_free(c->rev);
+	if (c->wev != NULL)
+		event_free(c->wev);
+	c->rev = c->wev = NULL;
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	c->state = C_CLOSED;
+	c->reused = 0;
+	c->cur = NULL;
+}
+
+static void
+req_free(struct httpc_req *r)
+{
+	struct httpc *p = r->p;
+	if (r->all_prev != NULL)
+		r->all_prev->all_next = r->all_next;
+	else
+		p->all = r->all_next;
+	if (r->all_next != NULL)
+		r->all_next->all_prev = r->all_prev;
+	event_free(r->ev);
+	free(r->req);
+	free(r);
+}
+
+static void
+unqueue(struct httpc_req *r)
+{
+	struct httpc *p = r->p;
+	struct httpc_req **pp;
+	for (pp = &p->queue; *pp != NULL && *pp != r; pp = &(*pp)->next)
+		;
+	if (*pp == NULL)
+		return;
+	*pp = r->next;
+	if (p->qtail == &r->next)
+		p->qtail = pp;
+}
+
+/* Take a request off its connection (which is dropped: an answer may still be on its way, or the
+ * upstream is stuck behind it) or out of the queue. */
+static void
+detach(struct httpc_req *r)
+{
+	if (r->c != NULL) {
+		r->c->cur = NULL;
+		conn_close(r->c);
+		r->c = NULL;
+	} else
+		unqueue(r);
+}
+
+void
+httpc_free(struct httpc *p)
+{
+	if (p == NULL)
+		return;
+	while (p->all != NULL) {
+		detach(p->all);
+		req_free(p->all);
+	}
+	for (int i = 0; i < p->pool_max; i++) {
+		conn_close(&p->pool[i]);
+		httpresp_free(&p->pool[i].resp);
+	}
+	free(p->pool);
+	free(p);
+}
+
+static void
+deliver(struct httpc_req *r, struct httpc_response *resp)
+{
+	resp->seconds = mono_now() - r->started;
+	if (resp->detail == NULL)
+		resp->detail = r->detail;
+	r->cb(resp, r->arg);
+	req_free(r);
+}
+
+/* Answer the request from the loop, never from the call that is running now. */
+static void
+defer(struct httpc_req *r, int outcome, const char *what, int err)
+{
+	r->deferred = 1;
+	r->outcome = outcome;
+	snprintf(r->detail, sizeof r->detail, "%s%s%s", what, err ? ": " : "", err ? strerror(err) : "");
+	evtimer_del(r->ev);
+	event_active(r->ev, EV_TIMEOUT, 1);
+}
+
+static int
+errno_outcome(int e)
+{
+	return httpc_local_errno(e) ? HTTPC_LOCAL : HTTPC_FAILED;
+}
+
+/* The conn failed while serving its request: hand the request back to the queue or answer it. */
+static void
+conn_fail(struct conn *c, int outcome, const char *what, int err)
+{
+	struct httpc_req *r = c->cur;
+	struct httpc *p = c->p;
+	int retry = r != NULL && c->reused && c->got == 0 && !r->retried && outcome == HTTPC_FAILED;
+	conn_close(c);
+	if (r == NULL)
+		return;
+	r->c = NULL;
+	if (retry) {
+		/* A kept-alive connection the upstream had closed: try once on a fresh one. */
+		r->retried = 1;
+		r->next = p->queue;
+		p->queue = r;
+		if (p->qtail == &p->queue)
+			p->qtail = &r->next;
+	} else
+		defer(r, outcome, what, err);
+}
+
+static void
+ev_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct httpc_req *r = arg;
+	struct httpc *p = r->p;
+	struct httpc_response resp = { .outcome = r->outcome };
+	if (!r->deferred) {
+		detach(r);
+		resp.outcome = HTTPC_TIMEOUT;
+		snprintf(r->detail, sizeof r->detail, "no answer from %s within %ld ms", p->t.name,
+		    r->timeout_ms);
+	}
+	deliver(r, &resp);
+	dispatch(p);
+}
+
+/* A whole response arrived on c. */
+static void
+complete(struct conn *c, int leftover)
+{
+	struct httpc_req *r = c->cur;
+	struct httpc *p = c->p;
+	struct httpresp *hr = &c->resp;
+	struct httpc_response resp = {
+		.outcome = HTTPC_OK, .status = hr->status,
+		.content_type = hr->content_type.len > 0 ? hr->content_type.p : NULL,
+		.body = hr->body.p, .len = hr->body.len, .detail = "ok"
+	};
+	int keep = hr->keep_alive && !leftover;
+	c->cur = NULL;
+	r->c = NULL;
+	/* c stays busy (with no request) while the callback reads the parser's buffers */
+	deliver(r, &resp);
+	if (keep) {
+		c->state = C_IDLE;
+		c->reused = 1;
+	} else
+		conn_close(c);
+	dispatch(p);
+}
+
+static void
+read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+	struct httpc *p = c->p;
+	for (;;) {
+		char tmp[65536];
+		size_t used;
+		int rc;
+		ssize_t n = recv(fd, tmp, sizeof tmp, 0);
+		if (n > 0) {
+			if (c->state != C_BUSY || c->cur == NULL) {	/* unsolicited bytes */
+				conn_close(c);
+				return;
+			}
+			c->got += (size_t)n;
+			rc = httpresp_feed(&c->resp, tmp, (size_t)n, &used);
+			if (rc == HR_DONE) {
+				complete(c, used < (size_t)n);
+				return;
+			}
+			if (rc == HR_ERROR) {
+				conn_fail(c, c->resp.err == HR_E_BODY_SIZE ? HTTPC_TOO_LARGE :
+				    HTTPC_BAD_RESPONSE, httpresp_strerror(c->resp.err), 0);
+				dispatch(p);
+				return;
+			}
+			if ((size_t)n < sizeof tmp)
+				return;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		int err = n < 0 ? errno : 0;
+		if (c->state == C_BUSY && c->cur != NULL && n == 0 && c->got > 0 &&
+		    httpresp_eof(&c->resp) == HR_DONE) {
+			complete(c, 0);
+			return;
+		}
+		if (c->state == C_BUSY || c->state == C_CONNECTING) {
+			if (err != 0)
+				conn_fail(c, errno_outcome(err), "recv", err);
+			else
+				conn_fail(c, c->got > 0 ? HTTPC_BAD_RESPONSE : HTTPC_FAILED,
+				    httpresp_strerror(HR_E_TRUNCATED), 0);
+			dispatch(p);
+		} else
+			conn_close(c);
+		return;
+	}
+}
+
+static void
+write_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+	struct httpc *p = c->p;
+	if (c->state == C_CONNECTING) {
+		int err = 0;
+		socklen_t len = sizeof err;
+		getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len);
+		if (err != 0) {
+			int next = c->ai + 1;
+			if (next < p->t.naddr && conn_open(c, next) == 0)
+				return;		/* the next address, tried in order */
+			char msg[HTTPC_NAME_MAX + 16];
+			snprintf(msg, sizeof msg, "connect to %s", p->t.name);
+			conn_fail(c, errno_outcome(err), msg, err);
+			dispatch(p);
+			return;
+		}
+		p->pref = c->ai;
+		if (c->cur != NULL && c->cur->connect_only) {
+			struct httpc_req *r = c->cur;
+			struct httpc_response resp = { .outcome = HTTPC_OK, .body = "", .detail = "ok" };
+			r->c = NULL;
+			c->cur = NULL;
+			conn_close(c);
+			deliver(r, &resp);
+			dispatch(p);
+			return;
+		}
+		c->state = C_BUSY;
+	}
+	conn_send(c);
+	if (c->state == C_CLOSED)
+		dispatch(p);
+}
+
+static void
+conn_send(struct conn *c)
+{
+	struct httpc_req *r = c->cur;
+	while (c->sent < r->reqlen) {
+		ssize_t n = send(c->fd, r->req + c->sent, r->reqlen - c->sent, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			event_add(c->wev, NULL);
+			return;
+		}
+		if (n < 0) {
+			char what[HTTPC_NAME_MAX + 16];
+			int err = errno;
+			snprintf(what, sizeof what, "send to %s", c->p->t.name);
+			conn_fail(c, errno_outcome(err), what, err);
+			return;
+		}
+		c->sent += (size_t)n;
+	}
+}
+
+/* Open c to the target's address ai, or the ones after it when a connect fails at once. Returns 0
+ * (connecting or connected), or -1 with errno set. */
+static int
+conn_open(struct conn *c, int ai)
+{
+	struct httpc *p = c->p;
+	struct httpc_req *cur = c->cur;
+	int err = 0;
+	conn_close(c);
+	c->cur = cur;
+	for (; ai < p->t.naddr; ai++) {
+		const struct sockaddr *sa = (const struct sockaddr *)&p->t.addr[ai];
+		c->fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (c->fd < 0) {
+			err = errno;
+			if (httpc_local_errno(err))
+				break;		/* no other address fixes our own fd limit */
+			continue;
+		}
+		c->ai = ai;
+		if (connect(c->fd, sa, p->t.addrlen[ai]) == 0 || errno == EINPROGRESS) {
+			/* connected or not, write_cb learns the result from SO_ERROR */
+			c->state = C_CONNECTING;
+			c->rev = event_new(p->base, c->fd, EV_READ | EV_PERSIST, read_cb, c);
+			c->wev = event_new(p->base, c->fd, EV_WRITE, write_cb, c);
+			event_add(c->rev, NULL);
+			event_add(c->wev, NULL);
+			return 0;
+		}
+		err = errno;
+		close(c->fd);
+		c->fd = -1;
+	}
+	c->state = C_CLOSED;
+	errno = err ? err : EADDRNOTAVAIL;
+	return -1;
+}
+
+/* Hand queued requests to idle connections, opening new ones up to the pool size. */
+static void
+dispatch(struct httpc *p)
+{
+	while (p->queue != NULL) {
+		struct conn *c = NULL, *closed = NULL;
+		struct httpc_req *r = p->queue;
+		for (int i = 0; i < p->pool_max && c == NULL; i++) {
+			if (p->pool[i].state == C_IDLE && !r->connect_only)
+				c = &p->pool[i];
+			else if (p->pool[i].state == C_CLOSED && closed == NULL)
+				closed = &p->pool[i];
+		}
+		if (c == NULL && closed == NULL)
+			return;
+		p->queue = r->next;
+		if (p->queue == NULL)
+			p->qtail = &p->queue;
+		if (c == NULL) {
+			c = closed;
+			c->cur = r;
+			r->c = c;
+			if (conn_open(c, p->pref < p->t.naddr ? p->pref : 0) != 0 &&
+			    (p->pref == 0 || conn_open(c, 0) != 0)) {
+				int err = errno;
+				char what[HTTPC_NAME_MAX + 16];
+				snprintf(what, sizeof what, "%s %s", httpc_local_errno(err) ? "socket for" :
+				    "connect to", p->t.name);
+				c->cur = r;
+				conn_fail(c, errno_outcome(err), what, err);
+				continue;
+			}
+		}
+		c->cur = r;
+		r->c = c;
+		c->sent = 0;
+		c->got = 0;
+		httpresp_reset(&c->resp, 0);
+		if (c->state == C_IDLE)
+			c->state = C_BUSY;
+		if (c->state == C_BUSY && !r->connect_only)
+			conn_send(c);
+	}
+}
+
+static struct httpc_req *
+req_new(struct httpc *p, long timeout_ms, httpc_cb cb, void *arg)
+{
+	struct httpc_req *r = xcalloc(1, sizeof *r);
+	r->p = p;
+	r->cb = cb;
+	r->arg = arg;
+	r->started = mono_now();
+	r->timeout_ms = timeout_ms > 0 ? timeout_ms : p->timeout_ms;
+	struct timeval tv = ms_tv(r->timeout_ms);
+	r->ev = evtimer_new(p->base, ev_cb, r);
+	evtimer_add(r->ev, &tv);
+	r->all_next = p->all;
+	if (p->all != NULL)
+		p->all->all_prev = r;
+	p->all = r;
+	*p->qtail = r;
+	p->qtail = &r->next;
+	return r;
+}
+
+struct httpc_req *
+httpc_get(struct httpc *p, const char *path, long timeout_ms, httpc_cb cb, void *arg)
+{
+	struct httpc_req *r = req_new(p, timeout_ms, cb, arg);
+	r->req = xasprintf("GET %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: mooncake-sidecar\r\n\r\n", path,
+	    p->t.name);
+	r->reqlen = strlen(r->req);
+	dispatch(p);
+	return r;
+}
+
+struct httpc_req *
+httpc_connect(struct httpc *p, long timeout_ms, httpc_cb cb, void *arg)
+{
+	struct httpc_req *r = req_new(p, timeout_ms, cb, arg);
+	r->connect_only = 1;
+	dispatch(p);
+	return r;
+}
+
+void
+httpc_cancel(struct httpc_req *r)
+{
+	struct httpc *p;
+	int had_conn;
+	if (r == NULL)
+		return;
+	p = r->p;
+	had_conn = r->c != NULL;
+	detach(r);
+	req_free(r);
+	if (had_conn)
+		dispatch(p);	/* the freed connection slot can serve the queue */
+}

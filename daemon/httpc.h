@@ -1,0 +1,67 @@
+#ifndef DAEMON_HTTPC_H
+#define DAEMON_HTTPC_H
+#include <stddef.h>
+#include <sys/socket.h>
+#include <event2/event.h>
+
+/*
+ * The one HTTP/1.1 client of the daemon: the admin proxy, the master's probes, the follower and
+ * --status all use it. A pool of kept-alive connections to one upstream, its addresses tried in
+ * order; responses parsed by common/httpresp.c. A callback never runs inside the call that
+ * registered it: a failure found at once (EMFILE, EADDRNOTAVAIL, a family mismatch...) is reported
+ * from the loop.
+ */
+
+#define HTTPC_MAX_ADDRS		8
+#define HTTPC_NAME_MAX		300	/* "host:port" with a host of up to 253 characters */
+
+/* An upstream resolved before the loop. */
+struct httpc_target {
+	char			 name[HTTPC_NAME_MAX];	/* for the Host header and messages */
+	int			 naddr;
+	struct sockaddr_storage	 addr[HTTPC_MAX_ADDRS];
+	socklen_t		 addrlen[HTTPC_MAX_ADDRS];
+};
+
+enum httpc_outcome {
+	HTTPC_OK,		/* a whole response arrived (any status) */
+	HTTPC_FAILED,		/* the peer: refused, reset, closed early */
+	HTTPC_TIMEOUT,
+	HTTPC_TOO_LARGE,	/* the body is over the pool's cap */
+	HTTPC_BAD_RESPONSE,	/* not HTTP/1.x, a status outside 100..599, broken framing */
+	HTTPC_LOCAL		/* the sidecar's own trouble: EMFILE, ENFILE, ENOBUFS, ENOMEM */
+};
+
+struct httpc_response {
+	int		 outcome;
+	int		 status;
+	const char	*content_type;	/* NULL when the upstream sent none */
+	const char	*body;		/* NUL-terminated */
+	size_t		 len;
+	double		 seconds;
+	const char	*detail;	/* why it failed ("connect: Connection refused") */
+};
+
+struct httpc;
+struct httpc_req;
+typedef void (*httpc_cb)(const struct httpc_response *, void *);
+
+/* Resolve host (a name of up to 253 characters, an IPv4 or IPv6 address) and port into a target.
+ * Blocking: before the loop only. Returns 0, or -1 with err filled. */
+int		 httpc_resolve(const char *, int, struct httpc_target *, char *, size_t);
+/* The same for a numeric address, which never blocks. */
+int		 httpc_numeric(const char *, int, struct httpc_target *);
+
+struct httpc	*httpc_new(struct event_base *, const struct httpc_target *, int pool_max,
+		    size_t max_body, long timeout_ms);
+void		 httpc_free(struct httpc *);
+const char	*httpc_upstream(const struct httpc *);
+/* GET path (with its query) within timeout_ms (0: the pool's). cb is called exactly once, from the
+ * loop, unless the request is cancelled first. A callback must not cancel its own request. */
+struct httpc_req *httpc_get(struct httpc *, const char *, long, httpc_cb, void *);
+/* Only open a fresh connection (a TCP probe): HTTPC_OK once connected. */
+struct httpc_req *httpc_connect(struct httpc *, long, httpc_cb, void *);
+void		 httpc_cancel(struct httpc_req *);
+/* Is an errno the sidecar's own resource trouble rather than the peer's? */
+int		 httpc_local_errno(int);
+#endif
