@@ -1,0 +1,80 @@
+#!/bin/bash
+# Find or build the real mooncake_master and print its path on the last line of stdout.
+#   scripts/real-master.sh            use mooncake_master on PATH, else build the shared tarball
+#                                     into the cache (a second run reuses it in seconds)
+#   MCS_MASTER_TARBALL=FILE           the source tarball (default: ../shared/mooncake/*.tar.xz)
+#   MCS_MASTER_CACHE=DIR              the cache (default: /var/cache/mooncake-sidecar/real-master)
+# Exit 0 with the path; exit 3 with one line saying why when there is neither a binary nor a tarball;
+# any other failure exits 1. Nothing is written inside the source tree.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+if [ -z "${MCS_REAL_MASTER_BUILD:-}" ] && command -v mooncake_master >/dev/null 2>&1; then
+	bin=$(command -v mooncake_master)
+	echo "real-master: using mooncake_master from PATH ($bin)" >&2
+	echo "$bin"
+	exit 0
+fi
+
+tarball=${MCS_MASTER_TARBALL:-}
+if [ -z "$tarball" ]; then
+	for t in "$top"/../shared/mooncake/mooncake-*-src.tar.xz; do
+		[ -f "$t" ] && tarball=$t
+	done
+fi
+if [ -z "$tarball" ] || [ ! -f "$tarball" ]; then
+	echo "real-master: no mooncake_master on PATH and no source tarball (looked for ../shared/mooncake/mooncake-*-src.tar.xz; set MCS_MASTER_TARBALL)" >&2
+	exit 3
+fi
+
+sum=$(sha256sum "$tarball" | cut -d' ' -f1)
+cache=${MCS_MASTER_CACHE:-/var/cache/mooncake-sidecar/real-master}/$sum
+bin=$cache/bin/mooncake_master
+if [ -x "$bin" ] && "$bin" --version >/dev/null 2>&1; then
+	echo "real-master: cached build $bin" >&2
+	echo "$bin"
+	exit 0
+fi
+
+# Debian packages the master's build needs (and nothing it does not).
+bash "$top/scripts/deps.sh" g++ make cmake xz-utils pkg-config libgflags-dev libgoogle-glog-dev \
+	libjsoncpp-dev libyaml-cpp-dev libzstd-dev libxxhash-dev libnuma-dev libibverbs-dev \
+	libcurl4-openssl-dev libmsgpack-dev python3-dev >&2
+
+echo "real-master: building $(basename "$tarball") into $cache (about 8 minutes on 2 cores)" >&2
+mkdir -p "$cache"
+work=$cache/work
+rm -rf "$work"
+mkdir -p "$work/src" "$work/prefix" "$work/build-ylt" "$work/build"
+log=$cache/build.log
+: >"$log"
+started=$(date +%s)
+{
+	tar -xJf "$tarball" -C "$work/src"
+	cmake -S "$work/src/extern/yalantinglibs" -B "$work/build-ylt" -DCMAKE_INSTALL_PREFIX="$work/prefix" \
+		-DBUILD_EXAMPLES=OFF -DBUILD_BENCHMARK=OFF -DBUILD_UNIT_TESTS=OFF
+	cmake --build "$work/build-ylt" -j2
+	cmake --install "$work/build-ylt"
+	cmake -S "$work/src" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" \
+		-DPython3_EXECUTABLE=/usr/bin/python3 -DCMAKE_BUILD_TYPE=Release -DBUILD_UNIT_TESTS=OFF \
+		-DBUILD_EXAMPLES=OFF -DBUILD_BENCHMARK=OFF -DWITH_TE=ON -DWITH_STORE=ON -DWITH_STORE_RUST=OFF \
+		-DWITH_STORE_GO=OFF -DWITH_P2P_STORE=OFF -DWITH_EP=OFF -DWITH_RUST_EXAMPLE=OFF -DUSE_CUDA=OFF \
+		-DUSE_ETCD=OFF -DSTORE_USE_ETCD=OFF -DSTORE_USE_REDIS=OFF -DUSE_REDIS=OFF -DUSE_HTTP=ON \
+		-DWITH_METRICS=ON -DUSE_TENT=OFF -DENABLE_KV_EVENTS=OFF -DENABLE_DEBUG_SYMBOLS=OFF
+	make -C "$work/build" -j2 mooncake_master
+} >>"$log" 2>&1 || { echo "real-master: build failed, see $log" >&2; tail -20 "$log" >&2; exit 1; }
+
+# Keep the binary and the one library of its own build tree; drop the rest (about 110 MiB).
+mkdir -p "$cache/bin" "$cache/lib"
+cp "$work/build/mooncake-store/src/mooncake_master" "$cache/bin/mooncake_master.real"
+cp "$(find "$work/build" -name 'libasio.so*' -print -quit)" "$cache/lib/"
+cat >"$bin.tmp" <<EOF
+#!/bin/sh
+LD_LIBRARY_PATH=$cache/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH} exec $cache/bin/mooncake_master.real "\$@"
+EOF
+chmod +x "$bin.tmp"
+mv "$bin.tmp" "$bin"
+rm -rf "$work"
+"$bin" --version >&2
+echo "real-master: built in $(($(date +%s) - started)) s" >&2
+echo "$bin"
