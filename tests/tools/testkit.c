@@ -50,26 +50,34 @@ now_ns(void)
 	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* Ports below the kernel's ephemeral range (32768 and up here): the thousands of client sockets the
+ * storm tests open are bound automatically inside that range and could take a port handed out
+ * there between the check and the listener's bind. */
 static int
 freeports(int n)
 {
-	int fds[256];
+	int fds[256], got = 0;
 	if (n < 1 || n > 256)
 		return 2;
-	for (int i = 0; i < n; i++) {
-		struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-		socklen_t len = sizeof sin;
-		fds[i] = socket(AF_INET, SOCK_STREAM, 0);
-		if (fds[i] < 0 || bind(fds[i], (struct sockaddr *)&sin, sizeof sin) != 0 ||
-		    getsockname(fds[i], (struct sockaddr *)&sin, &len) != 0) {
+	srandom((unsigned)(getpid() ^ now_ns()));
+	for (int tries = 0; got < n && tries < 10000; tries++) {
+		struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY),
+		    .sin_port = htons((uint16_t)(10000 + random() % 22000)) };
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd < 0) {
 			perror("freeports");
 			return 1;
 		}
+		if (bind(fd, (struct sockaddr *)&sin, sizeof sin) != 0) {
+			close(fd);
+			continue;
+		}
+		fds[got++] = fd;
 		printf("%d\n", ntohs(sin.sin_port));
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < got; i++)
 		close(fds[i]);
-	return 0;
+	return got == n ? 0 : 1;
 }
 
 static int
