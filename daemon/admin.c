@@ -293,8 +293,9 @@ status_json(const struct sidecar *sc)
 	json_object_set_new(o, "node", json_string(sc->cfg.job.node));
 	json_object_set_new(o, "job_id", json_string(sc->cfg.job.id));
 	json_object_set_new(o, "uptime_s", json_real(mono_now() - sc->started));
-	json_object_set_new(o, "ready", json_boolean(c != NULL ? c->state == CHILD_READY :
-	    sc->endpoints != NULL && endpoints_ready(sc->endpoints)));
+	json_object_set_new(o, "ready", json_boolean((c != NULL ? c->state == CHILD_READY :
+	    sc->endpoints != NULL && endpoints_ready(sc->endpoints)) &&
+	    !(sc->endpoints != NULL && endpoints_error(sc->endpoints) != NULL)));
 	if (c != NULL) {
 		json_t *probes = json_object();
 		static const char *const names[PROBE_COUNT] = { "rpc", "metadata", "admin" };
@@ -340,6 +341,8 @@ status_json(const struct sidecar *sc)
 	    "written_at", sc->endpoints && endpoints_written_at(sc->endpoints) > 0 ?
 	    json_real(endpoints_written_at(sc->endpoints)) : json_null());
 	json_object_set_new(e, "ready", json_boolean(sc->endpoints && endpoints_ready(sc->endpoints)));
+	json_object_set_new(e, "error", sc->endpoints && endpoints_error(sc->endpoints) ?
+	    json_string(endpoints_error(sc->endpoints)) : json_null());
 	json_object_set_new(o, "endpoints", e);
 	char *s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_INDENT(2));
 	json_decref(o);
@@ -458,6 +461,12 @@ route(struct request *r, const char *url)
 		const struct child *c = a->sc->master ? master_child(a->sc->master) : NULL;
 		char why[1400];
 		r->route = "/readyz";
+		if (a->sc->endpoints != NULL && endpoints_error(a->sc->endpoints) != NULL &&
+		    (c == NULL || c->state == CHILD_READY)) {
+			snprintf(why, sizeof why, "not ready: endpoint files not written: %s",
+			    endpoints_error(a->sc->endpoints));
+			return respond_text(r, MHD_HTTP_SERVICE_UNAVAILABLE, why);
+		}
 		if (c != NULL && c->state == CHILD_READY)
 			return respond_text(r, MHD_HTTP_OK, "ready");
 		if (c == NULL && a->sc->endpoints != NULL && endpoints_ready(a->sc->endpoints) &&

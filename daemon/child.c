@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include <unistd.h>
 #include "atomicfile.h"
 #include "child.h"
@@ -517,6 +518,63 @@ child_reap(void)
 		else
 			log_debug("reaped orphan pid %ld", (long)pid);
 	}
+}
+
+static int
+tracked(pid_t pid)
+{
+	for (size_t i = 0; i < nchildren; i++)
+		if (children[i]->pid == pid)
+			return 1;
+	return 0;
+}
+
+/* Our parent-less descendants: the sidecar is a subreaper, so a process that escaped its group
+ * (setsid, double fork) and outlived its parent is now a child of ours that no child struct tracks. */
+int
+child_is_orphan(pid_t pid)
+{
+	char path[64], buf[512], *p = NULL, state = 'Z';
+	FILE *f;
+	long ppid = -1;
+	if (pid <= 0 || tracked(pid))
+		return 0;
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return 0;
+	if (fgets(buf, sizeof buf, f) != NULL && (p = strrchr(buf, ')')) != NULL)
+		sscanf(p + 2, "%c %ld", &state, &ppid);
+	fclose(f);
+	return ppid == (long)getpid() && state != 'Z';
+}
+
+size_t
+child_signal_orphans(int sig)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	size_t n = 0;
+	if (d == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		char *end, comm[64] = "?", path[64];
+		long pid = strtol(de->d_name, &end, 10);
+		FILE *f;
+		if (*end != '\0' || pid <= 0 || !child_is_orphan((pid_t)pid))
+			continue;
+		snprintf(path, sizeof path, "/proc/%ld/comm", pid);
+		if ((f = fopen(path, "r")) != NULL) {
+			if (fgets(comm, sizeof comm, f) != NULL)
+				comm[strcspn(comm, "\n")] = '\0';
+			fclose(f);
+		}
+		log_warn("escaped process pid %ld (%s) outlived its parent: %s", pid, comm,
+		    sig == SIGKILL ? "SIGKILL" : "SIGTERM");
+		kill((pid_t)pid, sig);
+		n++;
+	}
+	closedir(d);
+	return n;
 }
 
 char **

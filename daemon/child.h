@@ -68,4 +68,8 @@ size_t		 child_list(struct child ***);
 void		 child_reap(void);
 /* Build "KEY=value" vectors: the sidecar's environment with the list applied over it. */
 char		**child_env(const struct kvlist *const *, size_t);
+/* Is pid a process that escaped a child's group and was re-parented to the sidecar (a subreaper)? */
+int	child_is_orphan(pid_t);
+/* Send sig to every such process; returns how many. */
+size_t	child_signal_orphans(int);
 #endif

@@ -6,30 +6,53 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/random.h>
 #include <jansson.h>
+#include <event2/event.h>
 #include "atomicfile.h"
 #include "buf.h"
 #include "clock.h"
 #include "endpoints.h"
 #include "envfile.h"
+#include "epcheck.h"
 #include "log.h"
 #include "metrics.h"
 #include "workerenv.h"
+#include "url.h"
 #include "xalloc.h"
 
+/*
+ * The daemon's memory is the truth and the disk follows it: a publish sets what /endpoints serves
+ * at once, then writes the files; a write that fails is retried with backoff (recreating run_dir)
+ * until the disk says the same, and endpoints_error() tells why meanwhile.
+ */
 struct endpoints {
 	const struct cfg	*cfg;
+	struct event		*retry;
+	long			 retry_ms;
+	void			(*changed)(void *);
+	void			*arg;
 	char			*env_path;
 	char			*store_path;
 	char			*json_path;
 	char			 local_ip[INET6_ADDRSTRLEN];
 	unsigned		 generation;
 	int			 ready;
-	char			*json;
+	char			*json;		/* what /endpoints serves */
+	char			*json_not_ready;	/* the same generation, not ready (a partial write) */
 	double			 written_at;
-	char			 addr[INET6_ADDRSTRLEN];	/* of the last ready write */
+	int			 dirty;		/* the disk does not say what memory says yet */
+	char			 error[600];	/* why not */
+	char			 addr[URL_HOST_MAX];	/* of the last ready publish */
+	char			 meta_host[URL_HOST_MAX];
+	char			 instance[40];	/* this run, in the endpoints.json it writes */
+	char			 head_instance[40];	/* a follower: the head's run it mirrors */
 	struct master_addr	 ma;
 };
+
+#define RETRY_MIN_MS	50
+#define RETRY_MAX_MS	5000
 
 void
 endpoints_local_ipv4(char *out, size_t len)
@@ -47,12 +70,33 @@ endpoints_local_ipv4(char *out, size_t len)
 	freeifaddrs(ifa);
 }
 
+static void retry_cb(evutil_socket_t, short, void *);
+
+static void
+random_hex(char *out, size_t n)
+{
+	unsigned char b[32];
+	static const char hex[] = "0123456789abcdef";
+	if (n > 32 || getrandom(b, n / 2, 0) != (ssize_t)(n / 2))
+		for (size_t i = 0; i < n / 2 && i < sizeof b; i++)
+			b[i] = (unsigned char)(random() ^ (long)getpid());
+	for (size_t i = 0; i < n / 2; i++) {
+		out[2 * i] = hex[b[i] >> 4];
+		out[2 * i + 1] = hex[b[i] & 15];
+	}
+	out[n] = '\0';
+}
+
 struct endpoints *
-endpoints_new(const struct cfg *cfg)
+endpoints_new(const struct cfg *cfg, struct event_base *base, void (*changed)(void *), void *arg)
 {
 	struct endpoints *e = xcalloc(1, sizeof *e);
 	json_t *old;
 	e->cfg = cfg;
+	e->changed = changed;
+	e->arg = arg;
+	e->retry = evtimer_new(base, retry_cb, e);
+	random_hex(e->instance, 16);
 	e->env_path = xasprintf("%s/mooncake.env", cfg->job.run_dir);
 	e->store_path = xasprintf("%s/mooncake_store_config.json", cfg->job.run_dir);
 	e->json_path = xasprintf("%s/endpoints.json", cfg->job.run_dir);
@@ -86,6 +130,8 @@ endpoints_free(struct endpoints *e)
 	free(e->store_path);
 	free(e->json_path);
 	free(e->json);
+	free(e->json_not_ready);
+	event_free(e->retry);
 	free(e);
 }
 
@@ -129,6 +175,7 @@ render_json(const struct endpoints *e, unsigned gen, int ready, const struct end
 	if (m->leader_via != NULL)
 		json_object_set_new(o, "leader_via", json_string(m->leader_via));
 	json_object_set_new(o, "sidecar", json_pack("{s:o}", "admin_url", json_sprintf("http://%s", side)));
+	json_object_set_new(o, "instance", json_string(e->instance));
 	s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(o);
 	free(rpc);
@@ -138,98 +185,147 @@ render_json(const struct endpoints *e, unsigned gen, int ready, const struct end
 }
 
 static int
-write_one(const char *path, const char *text, int flags)
+write_one(const char *path, const char *text, int flags, char *err, size_t errlen)
 {
-	char err[512];
-	if (atomic_write(path, text, strlen(text), 0644, flags, err, sizeof err) != 0) {
-		log_err("endpoints: %s", err);
-		return -1;
-	}
-	return 0;
+	return atomic_write(path, text, strlen(text), 0644, flags, err, errlen);
 }
 
-/* Write the files for generation gen: when ready, the store config and env first, then
- * endpoints.json (text) last, so that a ready endpoints.json means the others are in place. */
+/* Bring the disk to what memory says: when ready, the store config and env first, then
+ * endpoints.json last, so that a ready endpoints.json means the others of its generation are in
+ * place; when one of them fails, endpoints.json says not ready instead. */
 static int
-write_files(struct endpoints *e, unsigned gen, int ready, const struct master_addr *ma, char *json)
+flush(struct endpoints *e)
 {
 	const struct cfg *c = e->cfg;
 	double t0 = mono_now();
+	char err[512] = "";
 	int rc = 0;
 
-	if (ready) {
+	if (mkdir_p(c->job.run_dir, 0755, err, sizeof err) != 0)
+		rc = -1;
+	if (rc == 0 && e->ready) {
 		struct kvlist env = { 0 };
 		struct buf b = { 0 };
-		workerenv_build(&env, c->endpoints.flavor, ma, e->store_path, e->local_ip, &c->endpoints.env);
+		workerenv_build(&env, c->endpoints.flavor, &e->ma, e->store_path, e->local_ip, &c->endpoints.env);
 		buf_printf(&b, "# mooncake-sidecar: job %s, generation %u; read with sh (\". file\") or "
-		    "systemd EnvironmentFile=\n", c->job.id, gen);
+		    "systemd EnvironmentFile=\n", c->job.id, e->generation);
 		envfile_render(&b, &env);
 		if (strcmp(c->endpoints.flavor, "vllm") == 0) {
-			char *store = workerenv_store_config(c->endpoints.store_config, ma);
-			rc |= write_one(e->store_path, store, ATOMIC_FSYNC);
+			char *store = workerenv_store_config(c->endpoints.store_config, &e->ma);
+			rc = write_one(e->store_path, store, ATOMIC_FSYNC, err, sizeof err);
 			free(store);
 		}
-		rc |= write_one(e->env_path, b.p, ATOMIC_FSYNC);
+		if (rc == 0)
+			rc = write_one(e->env_path, b.p, ATOMIC_FSYNC, err, sizeof err);
 		buf_free(&b);
 		kvlist_clear(&env);
+		if (rc != 0 && e->json_not_ready != NULL) {
+			char err2[512];
+			write_one(e->json_path, e->json_not_ready, ATOMIC_FSYNC, err2, sizeof err2);
+			fsync_dir(e->json_path);
+		}
 	}
-	rc |= write_one(e->json_path, json, ATOMIC_FSYNC);
-	fsync_dir(e->json_path);
+	if (rc == 0 && (rc = write_one(e->json_path, e->json, ATOMIC_FSYNC, err, sizeof err)) == 0)
+		fsync_dir(e->json_path);
 	metrics_observe(OP_WRITE_ENDPOINTS, rc ? ST_ERROR : ST_OK, mono_now() - t0);
 	if (rc != 0) {
-		free(json);
+		struct timeval tv;
+		if (strcmp(e->error, err) != 0)
+			log_err("endpoints: files not written (retrying): %s", err);
+		snprintf(e->error, sizeof e->error, "%s", err);
+		e->retry_ms = e->retry_ms ? e->retry_ms * 2 : RETRY_MIN_MS;
+		if (e->retry_ms > RETRY_MAX_MS)
+			e->retry_ms = RETRY_MAX_MS;
+		tv = ms_tv(e->retry_ms);
+		evtimer_add(e->retry, &tv);
 		return -1;
 	}
+	if (e->error[0] != '\0')
+		log_notice("endpoints: files written again after: %s", e->error);
+	e->error[0] = '\0';
+	e->dirty = 0;
+	e->retry_ms = 0;
+	evtimer_del(e->retry);
+	e->written_at = wall_now();
+	log_info("endpoints: generation %u %s (master %s:%ld) in %.3f ms", e->generation,
+	    e->ready ? "ready" : "not ready", e->ma.address ? e->ma.address : "-", e->ma.rpc_port,
+	    (mono_now() - t0) * 1000.0);
+	return 0;
+}
+
+static void
+retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct endpoints *e = arg;
+	if (e->dirty && flush(e) == 0 && e->changed != NULL)
+		e->changed(e->arg);
+}
+
+/* Memory first: what /endpoints serves changes now, whatever the disk does. */
+static int
+set_state(struct endpoints *e, unsigned gen, int ready, const struct master_addr *ma, char *json,
+    char *json_not_ready)
+{
 	free(e->json);
+	free(e->json_not_ready);
 	e->json = json;
+	e->json_not_ready = json_not_ready;
 	e->generation = gen;
 	e->ready = ready;
-	if (ready) {
-		snprintf(e->addr, sizeof e->addr, "%s", ma->address);
-		e->ma = *ma;
-		e->ma.address = e->addr;
-	}
-	e->written_at = wall_now();
-	log_info("endpoints: generation %u %s (master %s:%ld) in %.3f ms", gen, ready ? "ready" : "not ready",
-	    ma->address, ma->rpc_port, (mono_now() - t0) * 1000.0);
-	return 0;
+	snprintf(e->addr, sizeof e->addr, "%s", ma->address);
+	e->ma = *ma;
+	e->ma.address = e->addr;
+	e->dirty = 1;
+	return flush(e);
 }
 
 int
 endpoints_publish(struct endpoints *e, unsigned gen, int ready, const struct endpoints_master *m)
 {
 	struct master_addr ma = { m->address, m->rpc_port, m->metadata_port };
-	return write_files(e, gen, ready, &ma, render_json(e, gen, ready, m));
+	return set_state(e, gen, ready, &ma, render_json(e, gen, ready, m),
+	    ready ? render_json(e, gen, 0, m) : NULL);
 }
 
 int
-endpoints_mirror(struct endpoints *e, const char *text)
+endpoints_flush(struct endpoints *e)
 {
-	json_t *j = json_loads(text, 0, NULL), *m;
-	char host[INET6_ADDRSTRLEN] = "", meta_host[INET6_ADDRSTRLEN];
-	struct master_addr ma = { host, 0, 0 };
-	const char *rpc, *meta;
-	int ready, rc;
+	return e->dirty ? flush(e) : 0;
+}
 
-	m = json_object_get(j, "master");
-	rpc = json_string_value(json_object_get(m, "rpc"));
-	meta = json_string_value(json_object_get(m, "metadata_url"));
-	ready = json_is_true(json_object_get(j, "ready"));
-	if (!json_is_integer(json_object_get(j, "generation")) || rpc == NULL ||
-	    split_hostport(rpc, host, sizeof host, &ma.rpc_port) != 0) {
-		log_warn("endpoints: the head's endpoints.json is not usable: %.200s", text);
-		json_decref(j);
+const char *
+endpoints_error(const struct endpoints *e)
+{
+	return e->dirty && e->error[0] != '\0' ? e->error : NULL;
+}
+
+int
+endpoints_mirror(struct endpoints *e, const char *text, char *err, size_t errlen)
+{
+	struct ep_view v;
+	struct master_addr ma;
+	char *not_ready = NULL;
+	if (epcheck(text, strlen(text), &v, err, errlen) != 0)
+		return -1;
+	/* The same head instance never goes back; a new one (the head restarted) starts its own count. */
+	if (strcmp(v.instance, e->head_instance) == 0 && v.generation < (long long)e->generation) {
+		snprintf(err, errlen, "generation %lld goes back from %u for the same head", v.generation,
+		    e->generation);
 		return -1;
 	}
-	if (meta != NULL && strncmp(meta, "http://", 7) == 0) {
-		char *hp = xstrndup(meta + 7, strcspn(meta + 7, "/"));
-		split_hostport(hp, meta_host, sizeof meta_host, &ma.metadata_port);
-		free(hp);
+	if (e->json != NULL && strcmp(e->json, text) == 0 && !e->dirty)
+		return 0;
+	snprintf(e->head_instance, sizeof e->head_instance, "%s", v.instance);
+	snprintf(e->meta_host, sizeof e->meta_host, "%s", v.meta_host);
+	ma = (struct master_addr){ v.rpc_host, v.rpc_port, v.meta_port };
+	if (v.ready) {
+		json_t *j = json_loads(text, 0, NULL);
+		json_object_set_new(j, "ready", json_false());
+		not_ready = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		json_decref(j);
 	}
-	rc = write_files(e, (unsigned)json_integer_value(json_object_get(j, "generation")), ready, &ma,
-	    xstrdup(text));
-	json_decref(j);
-	return rc;
+	set_state(e, (unsigned)v.generation, v.ready, &ma, xstrdup(text), not_ready);
+	return 0;
 }
 
 int

@@ -19,14 +19,24 @@ struct endpoints;
 /* The files workers read, in job.run_dir: mooncake.env, mooncake_store_config.json (vllm) and
  * endpoints.json. An endpoints.json left by an earlier run is marked not ready at once and its
  * generation continued, so that readers never see the generation go back. */
-struct endpoints *endpoints_new(const struct cfg *);
+struct event_base;
+/* changed(arg) is called from the loop when a retried write brought the disk up to date. */
+struct endpoints *endpoints_new(const struct cfg *, struct event_base *, void (*)(void *), void *);
 void		 endpoints_free(struct endpoints *);
-/* Write generation gen. ready: all three files, atomically and durably, endpoints.json last;
- * not ready: endpoints.json only. Returns 0, or -1 after logging why. */
+/* Generation gen becomes what /endpoints serves at once; then the files are written. ready: all
+ * three, atomically and durably, endpoints.json last (not ready instead when another one fails);
+ * not ready: endpoints.json only. A failed write is retried with backoff (recreating run_dir).
+ * Returns 0 when the disk says it, -1 when a retry is pending (endpoints_error() says why). */
 int		 endpoints_publish(struct endpoints *, unsigned, int, const struct endpoints_master *);
-/* A node without a master: write the head sidecar's endpoints.json as it is and, when it says ready,
- * this node's mooncake.env and store config pointing at the master it names. */
-int		 endpoints_mirror(struct endpoints *, const char *);
+/* A node without a master: check the head sidecar's endpoints.json (types, ranges, addresses, a
+ * generation that never goes back for the same head run), then serve and write it as it is and,
+ * when it says ready, this node's mooncake.env and store config pointing at the master it names.
+ * -1 with err when it is not usable (nothing written). */
+int		 endpoints_mirror(struct endpoints *, const char *, char *, size_t);
+/* Write again now what memory says, when the disk is behind (at exit). */
+int		 endpoints_flush(struct endpoints *);
+/* Why the files on disk are not what /endpoints says, or NULL when they are. */
+const char	*endpoints_error(const struct endpoints *);
 /* The mooncake variables of the last ready write (what mooncake.env says), for this node's workers;
  * -1 before any. */
 int		 endpoints_worker_env(const struct endpoints *, struct kvlist *);

@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include "clock.h"
 #include "endpoints.h"
+#include "epcheck.h"
 #include "follow.h"
 #include "log.h"
 #include "httpc.h"
@@ -17,6 +18,7 @@
 #define FOLLOW_BACKOFF_MIN_MS	100
 #define FOLLOW_BACKOFF_MAX_MS	5000
 #define FOLLOW_FAILURES_NOT_READY 3	/* unreachable this many times: stop claiming ready */
+#define FOLLOW_FLOOR_MS		25	/* between two polls, whatever they answered */
 
 struct follow {
 	struct sidecar		*sc;
@@ -26,6 +28,7 @@ struct follow {
 	char			 url[URL_HOST_MAX + 300];
 	char			 etag[32];
 	char			 state[sizeof(((struct url *)0)->host) + 1200];
+	char			 logged[600];	/* the problem last logged */
 	int			 failures;
 	long			 backoff_ms;
 };
@@ -51,30 +54,41 @@ retry_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 static void
-failed(struct follow *f, const char *why)
+schedule(struct follow *f, long ms)
+{
+	struct timeval tv = ms_tv(ms);
+	evtimer_add(f->retry, &tv);
+}
+
+/* Anything but a fresh, valid, written answer: back off (capped, doubling), and log a problem once
+ * when it appears and once more when the backoff reaches its cap. unreachable: the head did not
+ * answer, so the master it named may be gone too; after a few such, never claim it is ready. */
+static void
+problem(struct follow *f, const char *why, int unreachable)
 {
 	struct endpoints *e = f->sc->endpoints;
-	struct timeval tv;
-	f->failures++;
+	int at_cap = f->backoff_ms == FOLLOW_BACKOFF_MAX_MS;
+	f->backoff_ms = f->backoff_ms ? f->backoff_ms * 2 : FOLLOW_BACKOFF_MIN_MS;
+	if (f->backoff_ms > FOLLOW_BACKOFF_MAX_MS)
+		f->backoff_ms = FOLLOW_BACKOFF_MAX_MS;
 	snprintf(f->state, sizeof f->state, "waiting for the head sidecar at %s: %s", f->url, why);
-	if (f->failures == 1 || f->failures == FOLLOW_FAILURES_NOT_READY)
-		log_warn("follow: %s", f->state);
-	/* Unreachable for a while: the master it named may be gone too; never claim it is ready. */
-	if (f->failures >= FOLLOW_FAILURES_NOT_READY && endpoints_ready(e)) {
+	if (strcmp(f->logged, why) != 0 || (!at_cap && f->backoff_ms == FOLLOW_BACKOFF_MAX_MS)) {
+		log_warn("follow: %s%s", f->state, strcmp(f->logged, why) == 0 ?
+		    " (still; retrying every 5 s)" : "");
+		snprintf(f->logged, sizeof f->logged, "%s", why);
+	}
+	if (unreachable && ++f->failures >= FOLLOW_FAILURES_NOT_READY && endpoints_ready(e)) {
 		json_t *j = json_loads(endpoints_json(e), 0, NULL);
-		char *s;
+		char *s, err[256];
 		json_object_set_new(j, "ready", json_false());
 		s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		endpoints_mirror(e, s);
+		if (endpoints_mirror(e, s, err, sizeof err) != 0)
+			log_err("follow: cannot mark the files not ready: %s", err);
 		free(s);
 		json_decref(j);
 		snprintf(f->etag, sizeof f->etag, "unknown");
 	}
-	f->backoff_ms = f->backoff_ms ? f->backoff_ms * 2 : FOLLOW_BACKOFF_MIN_MS;
-	if (f->backoff_ms > FOLLOW_BACKOFF_MAX_MS)
-		f->backoff_ms = FOLLOW_BACKOFF_MAX_MS;
-	tv = ms_tv(f->backoff_ms);
-	evtimer_add(f->retry, &tv);
+	schedule(f, f->backoff_ms);
 	sidecar_update(f->sc);
 }
 
@@ -82,38 +96,55 @@ static void
 answered(const struct httpc_response *pr, void *arg)
 {
 	struct follow *f = arg;
-	json_t *j;
-	char etag[32], why[400];
+	struct endpoints *e = f->sc->endpoints;
+	struct ep_view v;
+	char etag[32], why[600], err[400];
 
 	f->req = NULL;
 	if (pr->outcome != HTTPC_OK) {
-		failed(f, pr->detail);
+		problem(f, pr->detail, 1);
 		return;
 	}
-	if (pr->status == 503) {		/* the head has no files yet (or held us to its limit) */
+	if (pr->status == 503) {	/* the head has no files yet, or holds as many polls as it takes */
 		f->failures = 0;
-		f->backoff_ms = 0;
-		snprintf(f->state, sizeof f->state, "waiting for the master at %s to become ready", f->url);
-		poll_head(f);
+		problem(f, "its master is not ready yet (HTTP 503)", 0);
 		return;
 	}
-	if (pr->status != 200 || (j = json_loadb(pr->body, pr->len, 0, NULL)) == NULL) {
+	if (pr->status != 200) {
 		snprintf(why, sizeof why, "/endpoints answered HTTP %d", pr->status);
-		failed(f, why);
+		problem(f, why, 1);
 		return;
 	}
-	snprintf(etag, sizeof etag, "%" JSON_INTEGER_FORMAT "-%s",
-	    json_integer_value(json_object_get(j, "generation")),
-	    json_is_true(json_object_get(j, "ready")) ? "ready" : "not-ready");
-	json_decref(j);
 	f->failures = 0;
-	f->backoff_ms = 0;
-	if (strcmp(etag, f->etag) != 0 && endpoints_mirror(f->sc->endpoints, pr->body) == 0)
+	if (epcheck(pr->body, pr->len, &v, err, sizeof err) != 0) {
+		snprintf(why, sizeof why, "unusable answer, not written: %s", err);
+		problem(f, why, 0);
+		return;
+	}
+	snprintf(etag, sizeof etag, "%lld-%s", v.generation, v.ready ? "ready" : "not-ready");
+	if (strcmp(etag, f->etag) == 0 && pr->seconds * 1000.0 < FOLLOW_HOLD_MS / 2) {
+		problem(f, "the head answered at once without a change (it ignores ?since=)", 0);
+		return;
+	}
+	if (strcmp(etag, f->etag) != 0) {
+		if (endpoints_mirror(e, pr->body, err, sizeof err) != 0) {
+			snprintf(why, sizeof why, "unusable answer, not written: %s", err);
+			problem(f, why, 0);
+			return;
+		}
 		snprintf(f->etag, sizeof f->etag, "%s", etag);
+		if (endpoints_error(e) != NULL) {
+			snprintf(why, sizeof why, "cannot write the files here: %s", endpoints_error(e));
+			problem(f, why, 0);
+			return;
+		}
+	}
+	f->backoff_ms = 0;
+	f->logged[0] = '\0';
 	snprintf(f->state, sizeof f->state, "following the master through %s (generation %u, %s)", f->url,
-	    endpoints_generation(f->sc->endpoints), endpoints_ready(f->sc->endpoints) ? "ready" : "not ready");
+	    endpoints_generation(e), endpoints_ready(e) ? "ready" : "not ready");
 	sidecar_update(f->sc);
-	poll_head(f);
+	schedule(f, FOLLOW_FLOOR_MS);
 }
 
 static void

@@ -66,10 +66,10 @@ publish(struct sidecar *s, int force)
 	snprintf(target, sizeof target, "%s:%ld via %s", m.address, m.rpc_port, via ? via : "-");
 	if (ready && (master_generation(s->master) != s->published ||
 	    strcmp(target, s->published_target) != 0)) {
-		if (endpoints_publish(s->endpoints, gen + 1, 1, &m) == 0) {
-			s->published = master_generation(s->master);
-			snprintf(s->published_target, sizeof s->published_target, "%s", target);
-		}
+		/* memory first: served at once; a failed write is retried by endpoints.c */
+		endpoints_publish(s->endpoints, gen + 1, 1, &m);
+		s->published = master_generation(s->master);
+		snprintf(s->published_target, sizeof s->published_target, "%s", target);
 	} else if (ready && force)
 		endpoints_publish(s->endpoints, gen, 1, &m);
 	else if (!ready && gen > 0 && (endpoints_ready(s->endpoints) || force))
@@ -82,10 +82,19 @@ publish(struct sidecar *s, int force)
 	admin_endpoints_changed(s->admin);
 }
 
+static void
+orphans_kill_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sidecar *s = arg;
+	child_signal_orphans(SIGKILL);
+	event_base_loopexit(s->base, NULL);
+}
+
 void
 sidecar_update(struct sidecar *s)
 {
 	const struct child *c = s->master ? master_child(s->master) : NULL;
+	const char *files_err;
 	char status[2048];
 
 	if (c == NULL && s->follow != NULL)
@@ -103,6 +112,11 @@ sidecar_update(struct sidecar *s)
 		snprintf(status, sizeof status, "master %s: %s", child_state_name(c->state), c->reason);
 	if (c != NULL)
 		publish(s, 0);
+	files_err = s->endpoints != NULL ? endpoints_error(s->endpoints) : NULL;
+	if (files_err != NULL) {
+		size_t len = strlen(status);
+		snprintf(status + len, sizeof status - len, "; endpoint files not written: %s", files_err);
+	}
 	workers_update(s->workers);
 	if (workers_count(s->workers) > 0) {
 		size_t len = strlen(status);
@@ -110,7 +124,7 @@ sidecar_update(struct sidecar *s)
 		    workers_ready(s->workers), workers_count(s->workers));
 	}
 
-	if (!s->stopping && !s->ready_sent && ((c != NULL && c->state == CHILD_READY) ||
+	if (!s->stopping && !s->ready_sent && files_err == NULL && ((c != NULL && c->state == CHILD_READY) ||
 	    (c == NULL && s->endpoints != NULL && endpoints_ready(s->endpoints) &&
 	    workers_ready(s->workers) == workers_count(s->workers)))) {
 		notify_ready(status);
@@ -123,12 +137,26 @@ sidecar_update(struct sidecar *s)
 		master_stop(s->master, s->stop_now);
 		c = master_child(s->master);
 	}
-	if (s->stopping && workers_running(s->workers) == 0 && (c == NULL || c->pid <= 0))
-		event_base_loopexit(s->base, NULL);
+	if (s->stopping && workers_running(s->workers) == 0 && (c == NULL || c->pid <= 0) &&
+	    !s->orphans_signalled) {
+		/* Last, whatever escaped the process groups and came back to us as a subreaper. */
+		struct timeval tv = { 1, 0 };
+		s->orphans_signalled = 1;
+		if (!s->stop_now && child_signal_orphans(SIGTERM) > 0)
+			event_base_once(s->base, -1, EV_TIMEOUT, orphans_kill_cb, s, &tv);
+		else
+			orphans_kill_cb(-1, 0, s);
+	}
 }
 
 static void
 master_changed(struct master *m, void *arg)
+{
+	sidecar_update(arg);
+}
+
+static void
+files_changed(void *arg)
 {
 	sidecar_update(arg);
 }
@@ -160,9 +188,14 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 	case SIGINT:
 		shutdown_begin(s, s->stopping);
 		break;
+	case SIGQUIT:
+		log_notice("SIGQUIT: stopping at once");
+		shutdown_begin(s, 1);
+		break;
 	case SIGHUP:
+	case SIGUSR1:	/* logrotate's convention */
 		notify_reloading();
-		log_notice("SIGHUP: reopening log files");
+		log_notice("%s: reopening log files", sig == SIGHUP ? "SIGHUP" : "SIGUSR1");
 		if (s->master != NULL) {
 			master_reopen_log(s->master);
 			publish(s, 1);
@@ -172,6 +205,15 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 		break;
 	case SIGCHLD:
 		child_reap();
+		break;
+	default:
+		/* Signals whose default action would end the sidecar (and with it, by PDEATHSIG, the
+		 * master and the workers) are caught and ignored. */
+		if (sig > 0 && sig < NSIG && !s->ignored_logged[sig]) {
+			log_warn("ignoring signal %d (%s): it is not one the sidecar acts on",
+			    (int)sig, strsignal((int)sig));
+			s->ignored_logged[sig] = 1;
+		}
 		break;
 	}
 }
@@ -268,9 +310,11 @@ main(int argc, char **argv)
 	};
 	const char *path = "/etc/mooncake-sidecar/sidecar.json", *status_url = NULL;
 	struct cfg_overrides ov = { NULL, NULL };
-	int opt, check = 0, plan = 0, verbose = 0, status = 0, sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD };
-	struct event *sigev[4];
+	int opt, check = 0, plan = 0, verbose = 0, status = 0;
+	int sigs[NSIG], nsigs = 0;
+	struct event *sigev[NSIG];
 	char err[512];
+	int exit_code = 0;
 
 	while ((opt = getopt_long(argc, argv, "c:nvVh", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -323,7 +367,17 @@ main(int argc, char **argv)
 	sc.base = event_base_new();
 	if (sc.base == NULL)
 		fatalx(EX_OSERR, "event_base_new failed");
-	for (size_t i = 0; i < 4; i++) {
+	{
+		static const int handled[] = {
+			SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGCHLD, SIGUSR2, SIGALRM, SIGVTALRM,
+			SIGPROF, SIGIO, SIGPWR, SIGXCPU, SIGXFSZ, SIGSTKFLT, SIGTRAP
+		};
+		for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++)
+			sigs[nsigs++] = handled[i];
+		for (int rt = SIGRTMIN; rt <= SIGRTMAX && nsigs < NSIG; rt++)
+			sigs[nsigs++] = rt;
+	}
+	for (int i = 0; i < nsigs; i++) {
 		sigev[i] = evsignal_new(sc.base, sigs[i], signal_cb, &sc);
 		event_add(sigev[i], NULL);
 	}
@@ -341,11 +395,11 @@ main(int argc, char **argv)
 			snprintf(sc.master_address, sizeof sc.master_address, "%s", sc.cfg.master.address);
 		else
 			endpoints_local_ipv4(sc.master_address, sizeof sc.master_address);
-		sc.endpoints = endpoints_new(&sc.cfg);
+		sc.endpoints = endpoints_new(&sc.cfg, sc.base, files_changed, &sc);
 		sc.master = master_new(sc.base, &sc.cfg, sc.master_targets, master_changed, &sc);
 		master_start(sc.master);
 	} else {
-		sc.endpoints = endpoints_new(&sc.cfg);
+		sc.endpoints = endpoints_new(&sc.cfg, sc.base, files_changed, &sc);
 		if ((sc.follow = follow_new(&sc, err, sizeof err)) == NULL)
 			fatalx(EX_UNAVAILABLE, "%s", err);
 	}
@@ -355,6 +409,12 @@ main(int argc, char **argv)
 
 	event_base_dispatch(sc.base);
 
+	/* Whatever happened before, the files say not ready at exit, or the exit status says why not. */
+	if (endpoints_flush(sc.endpoints) != 0) {
+		log_err("endpoints: exiting with files that could not be brought up to date: %s",
+		    endpoints_error(sc.endpoints));
+		exit_code = EX_IOERR;
+	}
 	follow_free(sc.follow);
 	workers_free(sc.workers);
 	admin_free(sc.admin);
@@ -363,10 +423,10 @@ main(int argc, char **argv)
 	endpoints_free(sc.endpoints);
 	metrics_free();
 	notify_free();
-	for (size_t i = 0; i < 4; i++)
+	for (int i = 0; i < nsigs; i++)
 		event_free(sigev[i]);
 	event_base_free(sc.base);
 	cfg_free(&sc.cfg);
 	log_notice("stopped");
-	return 0;
+	return exit_code;
 }

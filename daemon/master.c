@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
+#include <signal.h>
 #include <unistd.h>
 #include "clock.h"
 #include "log.h"
@@ -162,7 +163,14 @@ master_prepare(struct child *c, char *why, size_t len)
 		if (port_of(m, i) == 0)
 			continue;
 		if (ports_check_free(port_of(m, i), msg, sizeof msg) != 0) {
+			pid_t holder = ports_holder(port_of(m, i));
 			snprintf(why, len, "%s (the master's %s port)", msg, probe_names[i]);
+			/* An escaped process of an earlier master (re-parented to us) holds it: it goes. */
+			if (child_is_orphan(holder)) {
+				log_warn("%s: pid %ld, left by an earlier master, holds the %s port %d: SIGKILL",
+				    c->name, (long)holder, probe_names[i], port_of(m, i));
+				kill(holder, SIGKILL);
+			}
 			return -1;
 		}
 	}

@@ -208,6 +208,13 @@ ports_check_free(int port, char *msg, size_t len)
 	return -1;
 }
 
+pid_t
+ports_holder(int port)
+{
+	unsigned long inodes[MAX_LISTENERS];
+	return listeners(port, inodes, MAX_LISTENERS) > 0 ? inode_holder(inodes[0]) : 0;
+}
+
 int
 ports_owned_by(pid_t pgid, int port, char *msg, size_t len)
 {

@@ -9,4 +9,6 @@ int	ports_check_free(int, char *, size_t);
 /* 1 when every socket listening on port belongs to a process of the group pgid (and at least one
  * does); 0 with a message naming the foreign holder otherwise. */
 int	ports_owned_by(pid_t, int, char *, size_t);
+/* The pid holding a listening socket on port, or 0. */
+pid_t	ports_holder(int);
 #endif

@@ -30,6 +30,8 @@ struct sidecar {
 	double			 started;	/* monotonic */
 	int			 stopping;
 	int			 ready_sent;
+	int			 orphans_signalled;	/* at stop: escaped processes sent SIGTERM */
+	char			 ignored_logged[65];	/* signals already logged as ignored (NSIG) */
 };
 
 /* Recompute what systemd and the operator see after any state change. */

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The endpoint files: written once the master is proven ready, what they say (srtctl's names and
 # precedence, store_config verbatim, values that sh reads back exactly), atomic under a reader that
-# parses them 10,000 times while the master is killed over and over, generation +1 per restart,
+# parses them 40,000 times while the master is killed over and over, generation +1 per restart,
 # ready:false on death and on stop, a previous run's file marked not ready, the sglang flavor.
 . "$(dirname "$0")/lib.sh"
 export MC_STANDIN_START_DELAY_MS=50
@@ -57,8 +57,8 @@ EXPECT="{
 [ "$(cat "$D/mooncake_store_config.json")" = "$EXPECT" ] || fail "store config: $(cat "$D/mooncake_store_config.json")"
 pass "store config: verbatim order and types, \${VAR} expanded, master_server_address replaced in place"
 
-# A reader parses the files 10,000 times while the master is killed again and again.
-"$TESTKIT" read-endpoints "$D" 10000 >"$T/reader.out" &
+# A reader parses the files 40,000 times while the master is killed again and again.
+"$TESTKIT" read-endpoints "$D" 40000 >"$T/reader.out" &
 RP=$!
 KILLS=0
 while alive "$RP" && [ $KILLS -lt 40 ]; do

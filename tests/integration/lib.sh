@@ -72,6 +72,8 @@ wait_for() {
 	return 0
 }
 
+# is VALUE CMD...: CMD prints VALUE (for wait_for, which runs it again on every poll)
+is() { [ "$("${@:2}")" = "$1" ]; }
 alive() { "$TESTKIT" alive "$1"; }
 dead() { ! "$TESTKIT" alive "$1"; }
 grep_q() { grep -q -- "$2" "$1" 2>/dev/null; }

@@ -2,6 +2,7 @@
  * Small helpers for the integration tests and benchmarks:
  *   testkit freeports N            N distinct free TCP ports on 127.0.0.1
  *   testkit hold PORT [ADDR]       listen on ADDR:PORT (default 127.0.0.1), print "ready", wait for a signal
+ *                                  (TESTKIT_HOLD_RETRY_MS=N: retry a busy port for up to N ms)
  *   testkit notify-recv PATH       receive sd_notify datagrams on PATH; print "<mono_ns> <pid> <msg>" each
  *   testkit now                    CLOCK_MONOTONIC in ns
  *   testkit alive PID              exit 0 when PID exists and is not a zombie
@@ -86,8 +87,19 @@ hold(int port, const char *addr)
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
 	inet_pton(AF_INET, addr, &sin.sin_addr);
+	long long give_up = now_ns() + (getenv("TESTKIT_HOLD_RETRY_MS") ?
+	    atoll(getenv("TESTKIT_HOLD_RETRY_MS")) * 1000000LL : 0);
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	if (bind(fd, (struct sockaddr *)&sin, sizeof sin) != 0 || listen(fd, 16) != 0) {
+	/* with TESTKIT_HOLD_RETRY_MS, keep trying while another process has the port */
+	while (bind(fd, (struct sockaddr *)&sin, sizeof sin) != 0) {
+		struct timespec ts = { 0, 10000000 };
+		if (errno != EADDRINUSE || now_ns() >= give_up) {
+			fprintf(stderr, "hold %s:%d: %s\n", addr, port, strerror(errno));
+			return 1;
+		}
+		nanosleep(&ts, NULL);
+	}
+	if (listen(fd, 16) != 0) {
 		fprintf(stderr, "hold %s:%d: %s\n", addr, port, strerror(errno));
 		return 1;
 	}
