@@ -221,11 +221,15 @@ flush(struct endpoints *e)
 		kvlist_clear(&env);
 		if (rc != 0 && e->json_not_ready != NULL) {
 			char err2[512];
-			write_one(e->json_path, e->json_not_ready, ATOMIC_FSYNC, err2, sizeof err2);
+			if (write_one(e->json_path, e->json_not_ready, ATOMIC_FSYNC, err2, sizeof err2) != 0)
+				unlink(e->json_path);	/* no file rather than a stale ready one */
 			fsync_dir(e->json_path);
 		}
 	}
 	if (rc == 0 && (rc = write_one(e->json_path, e->json, ATOMIC_FSYNC, err, sizeof err)) == 0)
+		fsync_dir(e->json_path);
+	else if (rc != 0 && !e->ready && unlink(e->json_path) == 0)
+		/* Out of space or descriptors: an unlink needs neither, and no file says ready. */
 		fsync_dir(e->json_path);
 	metrics_observe(OP_WRITE_ENDPOINTS, rc ? ST_ERROR : ST_OK, mono_now() - t0);
 	if (rc != 0) {

@@ -370,7 +370,7 @@ main(int argc, char **argv)
 	{
 		static const int handled[] = {
 			SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGCHLD, SIGUSR2, SIGALRM, SIGVTALRM,
-			SIGPROF, SIGIO, SIGPWR, SIGXCPU, SIGXFSZ, SIGSTKFLT, SIGTRAP
+			SIGPROF, SIGIO, SIGPWR, SIGXCPU, SIGXFSZ, SIGSTKFLT, SIGTRAP, SIGTSTP, SIGTTIN, SIGTTOU
 		};
 		for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++)
 			sigs[nsigs++] = handled[i];

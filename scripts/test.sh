@@ -3,7 +3,7 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-bash scripts/deps.sh prometheus || exit 1
+bash scripts/deps.sh prometheus python3 iproute2 util-linux || exit 1
 build=$top/build-test
 bash scripts/build.sh "$build" --enable-sanitizers --enable-werror || { echo "build failed"; exit 1; }
 cd "$build"

@@ -48,12 +48,12 @@ wait_for 5 is 1-not-ready etag || fail "/endpoints still $(etag) with the disk f
 wait_for 5 grep -q "files not written (retrying).*\(No space left on device\|Input/output error\)" "$SC_OUT" ||
     fail "the full disk was not reported: $(tail -3 "$SC_OUT")"
 adm /status | grep -q '"error": ".*\(No space left on device\|Input/output error\)' || fail "/status does not say the files are not written"
-[ "$(in_ns "$TESTKIT" json-get "$T/small/run/endpoints.json" ready)" = true ] || fail "the disk changed although it was full?"
+in_ns test -e "$T/small/run/endpoints.json" && fail "a stale ready endpoints.json stayed on the full disk"
 in_ns rm -f "$T/small/fill"
 wait_for 10 is false in_ns "$TESTKIT" json-get "$T/small/run/endpoints.json" ready || fail "not written after space came back"
 wait_for 5 grep_q "$SC_OUT" "files written again after" || fail "no recovery line"
 adm /status | grep -q '"error": null' || fail "/status still reports an error"
-pass "ENOSPC: /endpoints not ready at once, /status says why, endpoints.json says not ready once space returned"
+pass "ENOSPC: /endpoints not ready at once, /status says why, the stale ready endpoints.json removed (no space to rewrite it), rewritten not ready once space returned"
 kill_quiet "$SC_PID"
 
 # 3. mooncake.env cannot be renamed: all or nothing.
@@ -105,9 +105,24 @@ wait_for 5 dead "$SLEEPER" || fail "an escaped process outlived the sidecar's st
 grep -q "escaped process pid $SLEEPER (sleep) outlived its parent: SIGTERM" "$SC_OUT" || fail "the stop did not name it"
 pass "an escaped holder of the RPC port killed before the respawn it blocked (ready again, gen 2); an escaped sleeper stopped with the sidecar"
 
+# 6. Out of descriptors: the probes' own EMFILE is the sidecar's trouble, never a hung master.
+up fd '"liveness_interval_ms": 100, "liveness_failures": 3'
+HARD=$(prlimit --pid "$SC_PID" --nofile --noheadings --output HARD)
+prlimit --pid "$SC_PID" --nofile=$(( $(ls /proc/"$SC_PID"/fd | wc -l) )):"$HARD" || fail "prlimit"
+"$TESTKIT" conns "$SIDE" 20 idle 2 >/dev/null &
+STARTED+=($!)
+wait_for 10 grep_q "$SC_OUT" "the sidecar's own trouble, not the master's" || fail "EMFILE of a probe not reported as the sidecar's"
+wait_for 10 grep_q "$SC_OUT" "admin: cannot accept connections" || fail "accept at the fd limit not reported"
+prlimit --pid "$SC_PID" --nofile="$HARD":"$HARD"
+wait_for 10 is 200 adm_code /readyz || fail "not serving again after the fd limit was raised"
+grep -q 'liveness probe failed\|hung:' "$SC_OUT" && fail "the sidecar's EMFILE counted against the master: $(grep -m1 'liveness probe failed\|hung:' "$SC_OUT")"
+[ "$(master_pid fd)" = "$MP" ] || fail "the master was restarted"
+pass "at the fd limit: probe EMFILE logged as the sidecar's own trouble, accept paused, no liveness failure counted, master $MP kept"
+kill_quiet "$SC_PID"
+
 # 4. Signals.
 up sig
-for s in USR2 ALRM VTALRM PROF IO PWR XCPU XFSZ STKFLT TRAP RTMIN RTMIN+5 RTMAX; do
+for s in USR2 ALRM VTALRM PROF IO PWR XCPU XFSZ STKFLT TRAP TSTP TTIN TTOU $(seq "$(kill -l RTMIN)" "$(kill -l RTMAX)"); do
 	kill -"$s" "$SC_PID" || fail "kill -$s"
 	kill -"$s" "$SC_PID"
 done
@@ -115,7 +130,7 @@ wait_for 5 grep_q "$SC_OUT" "ignoring signal $(kill -l RTMAX)" || fail "RTMAX no
 alive "$SC_PID" && alive "$MP" || fail "a signal ended the sidecar or the master"
 [ "$(count "$SC_OUT" 'ignoring signal 12 ')" = 1 ] || fail "USR2 logged $(count "$SC_OUT" 'ignoring signal 12 ') times"
 [ "$(adm_code /readyz)" = 200 ] || fail "not ready after the signals"
-pass "USR2 ALRM VTALRM PROF IO PWR XCPU XFSZ STKFLT TRAP and real-time signals, twice each: caught, each logged once, sidecar and master alive"
+pass "USR2 ALRM VTALRM PROF IO PWR XCPU XFSZ STKFLT TRAP TSTP TTIN TTOU and every real-time signal, twice each: caught, each logged once, sidecar and master alive"
 mv "$T/sig/mooncake_master.log" "$T/sig/mooncake_master.log.1"
 kill -USR1 "$SC_PID"
 wait_for 5 grep_q "$SC_OUT" "SIGUSR1: reopening log files" || fail "USR1 did not reopen"

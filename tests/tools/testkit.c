@@ -22,6 +22,8 @@
  *   testkit json-get FILE PATH     print the value at PATH (keys and array indices joined by dots,
  *                                  "#" for an array's length) of the JSON in FILE; exit 1 when the file
  *                                  is not JSON or PATH is absent
+ *   testkit ep FILE|-              "<generation> <ready 0|1> <master pid>" of an endpoints.json ("none"
+ *                                  when empty or missing; exit 1 when it does not parse)
  *   testkit watch-endpoints DIR    on each rename onto DIR/endpoints.json print
  *                                  "<mono_ns> <generation> <ready 0|1>" (until killed)
  */
@@ -468,6 +470,38 @@ raw(int port, const char *file)
 	return 0;
 }
 
+/* ep FILE|-: "<generation> <ready 0|1> <master pid or 0>" of an endpoints.json; "none" for an empty
+ * or missing one; exit 1 when it does not parse. */
+static int
+ep(const char *file)
+{
+	json_error_t je;
+	json_t *j;
+	char buf[65536];
+	size_t n = 0;
+	FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
+	if (f != NULL) {
+		n = fread(buf, 1, sizeof buf - 1, f);
+		if (f != stdin)
+			fclose(f);
+	}
+	if (n == 0) {
+		printf("none\n");
+		return 0;
+	}
+	if ((j = json_loadb(buf, n, 0, &je)) == NULL || !json_is_integer(json_object_get(j, "generation")) ||
+	    !json_is_boolean(json_object_get(j, "ready"))) {
+		printf("unparseable: %s\n", j == NULL ? je.text : "fields");
+		json_decref(j);
+		return 1;
+	}
+	printf("%lld %d %lld\n", (long long)json_integer_value(json_object_get(j, "generation")),
+	    json_is_true(json_object_get(j, "ready")),
+	    (long long)json_integer_value(json_object_get(json_object_get(j, "master"), "pid")));
+	json_decref(j);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -489,6 +523,8 @@ main(int argc, char **argv)
 		return json_get(argv[2], argv[3]);
 	if (argc >= 3 && strcmp(argv[1], "watch-endpoints") == 0)
 		return watch_endpoints(argv[2]);
+	if (argc >= 3 && strcmp(argv[1], "ep") == 0)
+		return ep(argv[2]);
 	if (argc >= 4 && strcmp(argv[1], "read-endpoints") == 0)
 		return read_endpoints(argv[2], atoi(argv[3]));
 	if (argc >= 6 && strcmp(argv[1], "flood") == 0)
