@@ -4,6 +4,14 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 bash scripts/deps.sh prometheus python3 iproute2 util-linux || exit 1
+# The real mooncake_master: on PATH, or built once from ../shared/mooncake into a cache outside the
+# tree (about 9 minutes the first time, seconds after); tests/integration/real_master.sh runs on it.
+if [ -z "${MCS_REAL_MASTER:-}" ]; then
+	t0=$(date +%s)
+	MCS_REAL_MASTER=$(bash scripts/real-master.sh 2>"$top/real-master.err" | tail -1)
+	echo "real master: ${MCS_REAL_MASTER:-unavailable: $(tail -1 "$top/real-master.err")} ($(( $(date +%s) - t0 )) s)"
+fi
+export MCS_REAL_MASTER
 build=$top/build-test
 bash scripts/build.sh "$build" --enable-sanitizers --enable-werror || { echo "build failed"; exit 1; }
 cd "$build"

@@ -48,12 +48,13 @@ wait_for 5 is 1-not-ready etag || fail "/endpoints still $(etag) with the disk f
 wait_for 5 grep -q "files not written (retrying).*\(No space left on device\|Input/output error\)" "$SC_OUT" ||
     fail "the full disk was not reported: $(tail -3 "$SC_OUT")"
 adm /status | grep -q '"error": ".*\(No space left on device\|Input/output error\)' || fail "/status does not say the files are not written"
-in_ns test -e "$T/small/run/endpoints.json" && fail "a stale ready endpoints.json stayed on the full disk"
+[ "$(in_ns "$TESTKIT" json-get "$T/small/run/endpoints.json" ready 2>/dev/null)" = true ] &&
+    fail "a stale ready endpoints.json stayed on the full disk"
 in_ns rm -f "$T/small/fill"
 wait_for 10 is false in_ns "$TESTKIT" json-get "$T/small/run/endpoints.json" ready || fail "not written after space came back"
 wait_for 5 grep_q "$SC_OUT" "files written again after" || fail "no recovery line"
 adm /status | grep -q '"error": null' || fail "/status still reports an error"
-pass "ENOSPC: /endpoints not ready at once, /status says why, the stale ready endpoints.json removed (no space to rewrite it), rewritten not ready once space returned"
+pass "ENOSPC: /endpoints not ready at once, /status says why, no stale ready endpoints.json on the full disk (removed when it cannot be rewritten), not ready once space returned"
 kill_quiet "$SC_PID"
 
 # 3. mooncake.env cannot be renamed: all or nothing.

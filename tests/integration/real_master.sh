@@ -1,0 +1,107 @@
+#!/bin/bash
+# The sidecar on the real mooncake_master (built once by scripts/real-master.sh, or the one on PATH,
+# or MCS_REAL_MASTER): start -> ready -> READY=1 (time printed), the proxied routes the same as a
+# direct request, /metrics with the master's families, kill -9 -> respawn -> ready again, the
+# endpoint files and --status of a real run, SIGTERM -> the master's graceful shutdown, exit 0, and
+# each port held by a stranger (what the real master does is printed; the sidecar never says ready).
+# Without a binary it says why and is skipped; under CI=true that is a failure.
+. "$(dirname "$0")/lib.sh"
+REAL=${MCS_REAL_MASTER:-}
+if [ -z "$REAL" ]; then
+	REAL=$(bash "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/scripts/real-master.sh" 2>"$T/real-master.err" | tail -1)
+	rc=$?
+	if [ -z "$REAL" ] || [ ! -x "$REAL" ]; then
+		why=$(tail -1 "$T/real-master.err")
+		[ "${CI:-}" = true ] && fail "no real mooncake_master in CI: $why"
+		echo "real_master: SKIPPED: ${why:-no mooncake_master (rc $rc)}"
+		exit 77
+	fi
+fi
+echo "   real master: $REAL ($("$REAL" --version 2>&1 | head -1))"
+use_real() { sed -i "s|\"command\": \\[\"$STANDIN\"\\]|\"command\": [\"$REAL\"]|" "$T/$1.json"; }
+
+# Start to READY=1.
+new_ports
+write_config r '"address": "127.0.0.1", "ready_timeout_ms": 20000, "extra_args": ["--rpc_address=127.0.0.1", "--metrics_host=127.0.0.1"]'
+use_real r
+start_sidecar r
+wait_for 20 notified 'READY=1' || fail "the real master never became ready: $(tail -5 "$T/r/mooncake_master.log")"
+T_START=$(awk 'NR==1 {print $1}' "$NOTIFY_OUT")
+T_READY=$(awk '/READY=1/ {print $1; exit}' "$NOTIFY_OUT")
+MS=$(( (T_READY - T_START) / 1000000 ))
+MP=$(master_pid r)
+[ "$(cat /proc/"$MP"/comm)" = mooncake_master ] || fail "pid $MP is $(cat /proc/"$MP"/comm)"
+grep -q 'Master admin server started on port' "$T/r/mooncake_master.log" || fail "the real master's log is not in its log file"
+pass "real master ready: READY=1 $MS ms after the first STATUS (the master sleeps 1 s before its admin and RPC ports)"
+
+# Proxied routes against a direct request: status and content type always; the body too where it
+# does not change by the second (the summaries carry rates and uptimes: their line structure).
+n=0
+for p in /health /role /leader /ha_status /metrics/summary '/query_key?key=nosuchkey' \
+    '/batch_query_keys?keys=k1,k2' /get_all_segments; do
+	curl -s -D "$T/s.hdr" -o "$T/s.body" "http://127.0.0.1:$SIDE$p"
+	curl -s -D "$T/d.hdr" -o "$T/d.body" "http://127.0.0.1:$ADMIN$p"
+	[ "$(head -1 "$T/s.hdr" | tr -d '\r')" = "$(head -1 "$T/d.hdr" | tr -d '\r')" ] ||
+	    fail "$p: $(head -1 "$T/s.hdr") vs $(head -1 "$T/d.hdr")"
+	CT=$(grep -i '^content-type:' "$T/d.hdr" | tr -d '\r')
+	[ -z "$CT" ] || grep -qi "^$CT\$" <(tr -d '\r' <"$T/s.hdr") || fail "$p: content type $CT not passed through"
+	case $p in
+	/metrics/summary) [ "$(sed 's/[0-9.]\+//g' "$T/s.body")" = "$(sed 's/[0-9.]\+//g' "$T/d.body")" ] || fail "$p: body shape differs" ;;
+	*) cmp -s "$T/s.body" "$T/d.body" || fail "$p: body differs: $(head -c 200 "$T/s.body") vs $(head -c 200 "$T/d.body")" ;;
+	esac
+	n=$((n + 1))
+done
+pass "$n proxied routes: the real master's status and content type, and its body (the summary by shape)"
+adm /metrics >"$T/metrics"
+for fam in mooncake_sidecar_master_ready master_key_count master_total_capacity_bytes; do
+	grep -q "^$fam" "$T/metrics" || fail "/metrics lacks $fam"
+done
+pass "/metrics: the sidecar's families, then the real master's ($(grep -c '^# TYPE master_' "$T/metrics") master_ families)"
+
+# The endpoint files and --status of a real run.
+[ "$("$TESTKIT" json-get "$T/r/endpoints.json" master.pid)" = "$MP" ] && [ "$("$TESTKIT" json-get "$T/r/endpoints.json" ready)" = true ] ||
+    fail "endpoints.json: $(cat "$T/r/endpoints.json")"
+grep -q "^MOONCAKE_MASTER=\"127.0.0.1:$RPC\"$" "$T/r/mooncake.env" || fail "mooncake.env: $(cat "$T/r/mooncake.env")"
+[ "$("$TESTKIT" json-get "$T/r/mooncake_store_config.json" master_server_address)" = "127.0.0.1:$RPC" ] || fail "store config"
+"$SIDECAR" --status "http://127.0.0.1:$SIDE" >"$T/status.txt" || fail "--status: $(cat "$T/status.txt")"
+grep -q "master: ready, pid $MP" "$T/status.txt" || fail "--status: $(cat "$T/status.txt")"
+pass "endpoint files name the real master (pid $MP, rpc 127.0.0.1:$RPC); --status says ready"
+
+# kill -9 -> respawn -> ready again.
+kill -KILL "$MP"
+wait_for 20 notified 'STATUS=master ready (gen 2,' || fail "not ready again after kill -9"
+MP2=$(master_pid r)
+[ "$MP2" != "$MP" ] && alive "$MP2" || fail "no new master"
+[ "$("$TESTKIT" json-get "$T/r/endpoints.json" generation)" = 2 ] || fail "generation not 2"
+pass "kill -9 of the real master: respawned (pid $MP2), ready again, generation 2"
+
+# SIGTERM: the master shuts down gracefully, exits 0, the sidecar exits 0.
+kill -TERM "$SC_PID"
+wait "$SC_PID"; RC=$?
+[ "$RC" = 0 ] || fail "sidecar exit $RC"
+grep -q 'exited with code 0' "$SC_OUT" || fail "the real master did not exit 0: $(grep mooncake_master: "$SC_OUT" | tail -3)"
+[ "$("$TESTKIT" json-get "$T/r/endpoints.json" ready)" = false ] || fail "files ready after the stop"
+pass "SIGTERM: the real master exited 0 ($(grep -o 'Shutdown signal received[^,]*' "$T/r/mooncake_master.log" | head -1 || echo no shutdown line)), sidecar exit 0, files not ready"
+
+# Each port held by a stranger: first what the real master does alone, then the sidecar.
+for which in rpc metadata admin; do
+	new_ports
+	case $which in rpc) P=$RPC ;; metadata) P=$META ;; admin) P=$ADMIN ;; esac
+	"$TESTKIT" hold "$P" 0.0.0.0 >"$T/hold.out" &
+	HOLD=$!
+	STARTED+=($HOLD)
+	wait_for 5 grep_q "$T/hold.out" ready || fail "could not hold $P"
+	timeout 10 "$REAL" --rpc_port="$RPC" --rpc_address=127.0.0.1 --enable_http_metadata_server=true \
+	    --http_metadata_server_port="$META" --enable_metric_reporting=true --metrics_port="$ADMIN" \
+	    --metrics_host=127.0.0.1 >"$T/alone.log" 2>&1
+	ARC=$?
+	echo "   $which port $P held: the real master alone exits $ARC$( [ $ARC -gt 128 ] && echo " (signal $((ARC - 128)))"): $(grep -m1 -o 'Failed[^:]*\(: .*\)\?' "$T/alone.log" | head -c 120)"
+	write_config "h$which" '"address": "127.0.0.1", "restart": { "backoff_initial_ms": 200, "burst": 3, "burst_window_ms": 60000 }'
+	use_real "h$which"
+	start_sidecar "h$which"
+	wait_for 15 grep_q "$SC_OUT" "port $P is already in use by pid $HOLD" || fail "$which: the holder was not named: $(tail -3 "$SC_OUT")"
+	notified 'READY=1' && fail "$which: READY=1 while a stranger holds port $P"
+	kill_quiet "$SC_PID" "$HOLD"
+done
+pass "each of the three ports held by a stranger: the sidecar names the port and the holder's pid and never says ready"
+finish
