@@ -3,6 +3,7 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+started=$(date +%s)
 bash scripts/deps.sh prometheus python3 iproute2 util-linux || exit 1
 # The real mooncake_master: on PATH, or built once from ../shared/mooncake into a cache outside the
 # tree (about 9 minutes the first time, seconds after); tests/integration/real_master.sh runs on it.
@@ -83,5 +84,6 @@ grep '^deb: ' "$top/build-test/deb.out"
 set -- $(sed -n 's/^deb: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$top/build-test/deb.out")
 passed=$((passed + ${1:-0}))
 failed=$((failed + ${2:-1}))
+echo "time: $(( $(date +%s) - started )) s"
 echo "total: $passed passed, $failed failed"
 [ $rc -eq 0 ] && [ $failed -eq 0 ] && [ $drc -eq 0 ] && [ $frc -eq 0 ] && [ $brc -eq 0 ] && [ $vrc -eq 0 ]
