@@ -244,9 +244,10 @@ chunk_size(struct httpresp *r, const char *l, size_t n)
 	return HR_MORE;
 }
 
-/* A whole line (without its LF, and without a CR before it) in a line-reading state. */
+/* A whole line (without its LF, and without a CR before it) in a line-reading state; next is the
+ * byte after it, or -1 when it has not arrived yet. */
 static int
-line(struct httpresp *r, const char *l, size_t n)
+line(struct httpresp *r, const char *l, size_t n, int next)
 {
 	int rc;
 	switch (r->state) {
@@ -270,6 +271,8 @@ line(struct httpresp *r, const char *l, size_t n)
 		}
 		if (n == 0)
 			return headers_end(r);
+		if (next >= 0 && next != ' ' && next != '\t')
+			return header(r, l, n);		/* no folded line follows: no copy */
 		buf_add(&r->hdr, l, n);
 		return HR_MORE;
 	case S_CHUNK_SIZE:
@@ -297,8 +300,39 @@ httpresp_feed(struct httpresp *r, const char *p, size_t n, size_t *used)
 	size_t i = 0;
 	int rc = HR_MORE;
 	while (i < n && rc == HR_MORE) {
+		/* A header kept for a possible folded line: the first byte of the next line decides,
+		 * so it is checked at the same point however the input was split. */
+		if (r->state == S_HEADER && r->hdr.len > 0 && r->line.len == 0 && p[i] != ' ' &&
+		    p[i] != '\t') {
+			rc = header(r, r->hdr.p, r->hdr.len);
+			clear(&r->hdr);
+			continue;
+		}
 		if (line_state(r->state)) {
 			const char *nl = memchr(p + i, '\n', n - i);
+			if (nl != NULL && r->line.len == 0) {
+				/* the whole line is here: parse it where it lies */
+				size_t take = (size_t)(nl - (p + i)) + 1, ll = take - 1;
+				size_t cap = r->state == S_CHUNK_SIZE || r->state == S_CHUNK_CRLF ? CHUNK_LINE_MAX :
+				    r->max_header;
+				const char *l = p + i;
+				r->header_bytes += take;
+				if (r->state == S_CHUNK_SIZE || r->state == S_CHUNK_CRLF ? take > cap :
+				    r->header_bytes > cap) {
+					rc = fail(r, r->state == S_CHUNK_SIZE || r->state == S_CHUNK_CRLF ?
+					    HR_E_SYNTAX : HR_E_HEADER_SIZE);
+					break;
+				}
+				i += take;
+				if (ll > 0 && l[ll - 1] == '\r')
+					ll--;
+				if (memchr(l, '\0', ll) != NULL) {
+					rc = fail(r, HR_E_SYNTAX);
+					break;
+				}
+				rc = line(r, l, ll, i < n ? (unsigned char)p[i] : -1);
+				continue;
+			}
 			size_t take = nl ? (size_t)(nl - (p + i)) + 1 : n - i;
 			size_t cap = r->state == S_CHUNK_SIZE || r->state == S_CHUNK_CRLF ? CHUNK_LINE_MAX :
 			    r->max_header;
@@ -320,7 +354,7 @@ httpresp_feed(struct httpresp *r, const char *p, size_t n, size_t *used)
 				rc = fail(r, HR_E_SYNTAX);
 				break;
 			}
-			rc = line(r, r->line.p, ll);
+			rc = line(r, r->line.p, ll, i < n ? (unsigned char)p[i] : -1);
 			clear(&r->line);
 			continue;
 		}
