@@ -127,7 +127,6 @@ respond_error(struct request *r, int code, const char *msg)
 	return ret;
 }
 
-static void resume(struct request *, int, struct MHD_Response *);
 static void wake(struct request *);
 
 static void
@@ -153,13 +152,7 @@ eof_cb(evutil_socket_t fd, short what, void *arg)
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	unwatch(r);
-	if (r->wait_ev != NULL)
-		wake(r);
-	else if (r->up != NULL) {
-		httpc_cancel(r->up);
-		r->up = NULL;
-		resume(r, 499, make_response("text/plain", "", 0));	/* nobody reads it */
-	}
+	wake(r);	/* only long-polls are watched */
 }
 
 static void

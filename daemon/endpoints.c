@@ -45,7 +45,6 @@ struct endpoints {
 	int			 dirty;		/* the disk does not say what memory says yet */
 	char			 error[600];	/* why not */
 	char			 addr[URL_HOST_MAX];	/* of the last ready publish */
-	char			 meta_host[URL_HOST_MAX];
 	char			 instance[40];	/* this run, in the endpoints.json it writes */
 	char			 head_instance[40];	/* a follower: the head's run it mirrors */
 	struct master_addr	 ma;
@@ -320,7 +319,6 @@ endpoints_mirror(struct endpoints *e, const char *text, char *err, size_t errlen
 	if (e->json != NULL && strcmp(e->json, text) == 0 && !e->dirty)
 		return 0;
 	snprintf(e->head_instance, sizeof e->head_instance, "%s", v.instance);
-	snprintf(e->meta_host, sizeof e->meta_host, "%s", v.meta_host);
 	ma = (struct master_addr){ v.rpc_host, v.rpc_port, v.meta_port };
 	if (v.ready) {
 		json_t *j = json_loads(text, 0, NULL);
