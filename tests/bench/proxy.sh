@@ -4,7 +4,7 @@
 # keepalive) to the same stand-in. Prints requests/s, p50 and p99 for each, and the sidecar's
 # resident memory after the runs. With BASE (a mooncake-sidecar binary, e.g. a build of the previous
 # release), that binary runs beside it on its own stand-in, for a before/after in the same run.
-#   Usage: tests/bench/proxy.sh [D [BASE]]   (D default 10)
+#   Usage: [ROUNDS=R] tests/bench/proxy.sh [D [BASE]]   (D default 10)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 D=${1:-10}
@@ -20,6 +20,7 @@ if [ -n "$BASE" ]; then
 	SIDECAR=$BASE
 	MC_STANDIN_START_DELAY_MS=100 up b '"liveness_interval_ms": 1000'
 	BASE_SIDE=$SIDE
+	BASE_PID=$SC_PID
 	SIDECAR=$NEW
 fi
 MC_STANDIN_START_DELAY_MS=100 up p '"liveness_interval_ms": 1000'
@@ -47,25 +48,47 @@ nginx -p "$T/nginx" -c "$T/nginx/nginx.conf" &
 NP=$!
 STARTED+=($NP)
 wait_for 5 curl -sf -o /dev/null "http://127.0.0.1:$NGX/health" || fail "nginx did not start"
+NGX_WORKER=$(pgrep -P "$NP" | head -1)
 
-# run NAME PORT CONC: wrk, then "req/s p50 p99" in ms.
+# run NAME PORT CONC [PID]: wrk, then "req/s p50 p99" in ms, and with PID the CPU time that
+# process spent per request (user + system, from /proc; ticks of 10 ms over the whole run).
+cputicks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 run() {
-	local out=$T/wrk-$1-$3
+	local out=$T/wrk-$1-$3 c0=0
+	[ -n "${4:-}" ] && c0=$(cputicks "$4")
 	wrk -t "$(( $3 > 1 ? 2 : 1 ))" -c "$3" -d "${D}s" --latency "http://127.0.0.1:$2/health" >"$out" 2>&1
-	awk '/Requests\/sec:/{r=$2} $1=="50%"{p50=$2} $1=="99%"{p99=$2}
+	[ -n "${4:-}" ] && echo "cpu_ticks $(( $(cputicks "$4") - c0 )) $(getconf CLK_TCK)" >>"$out"
+	awk '/Requests\/sec:/{r=$2} /requests in/{n=$1} $1=="50%"{p50=$2} $1=="99%"{p99=$2}
+	    $1=="cpu_ticks"{cpu=$2/$3*1e6}
 	    function ms(v) { if (v ~ /us$/) return v/1000; if (v ~ /ms$/) return v+0; if (v ~ /s$/) return v*1000; return v }
-	    END { printf "%10.0f req/s   p50 %7.3f ms   p99 %7.3f ms\n", r, ms(p50), ms(p99) }' "$out"
+	    END { printf "%10.0f req/s   p50 %7.3f ms   p99 %7.3f ms", r, ms(p50), ms(p99)
+		  if (cpu != "" && n > 0) printf "   %5.1f us CPU/req", cpu / n
+		  printf "\n" }' "$out"
 }
 echo "GET /health, ${D} s per run, wrk, $(nproc) cores, $(date -u +%F)"
+# With BASE, the two sidecars run in turn ROUNDS times (default 3) and the median round of each
+# is printed: on a shared 2-core machine one pair of runs differs by up to 10 % from noise alone.
+ROUNDS=${ROUNDS:-3}
+median() { sort -n -k1,1 | awk '{ l[NR] = $0 } END { print l[int((NR + 1) / 2)] }'; }
 for c in 1 32; do
 	echo "concurrency $c:"
-	printf '  %-28s %s\n' "mooncake-sidecar" "$(run sidecar "$SIDE" $c)"
-	[ -n "$BASE" ] && printf '  %-28s %s\n' "$(basename "$(dirname "$(dirname "$BASE")")") (BASE)" "$(run base "$BASE_SIDE" $c)"
+	if [ -n "$BASE" ]; then
+		: >"$T/rounds-new"; : >"$T/rounds-base"
+		for r in $(seq "$ROUNDS"); do
+			run sidecar "$SIDE" $c "$SC_PID" >>"$T/rounds-new"
+			run base "$BASE_SIDE" $c "$BASE_PID" >>"$T/rounds-base"
+		done
+		printf '  %-28s %s  (median of %d)\n' "mooncake-sidecar" "$(median <"$T/rounds-new")" "$ROUNDS"
+		printf '  %-28s %s  (median of %d)\n' "$(basename "$(dirname "$(dirname "$BASE")")") (BASE)" \
+		    "$(median <"$T/rounds-base")" "$ROUNDS"
+	else
+		printf '  %-28s %s\n' "mooncake-sidecar" "$(run sidecar "$SIDE" $c "$SC_PID")"
+	fi
 	printf '  %-28s %s\n' "direct to the master" "$(run direct "$ADMIN" $c)"
-	printf '  %-28s %s\n' "nginx (1 worker, keepalive)" "$(run nginx "$NGX" $c)"
+	printf '  %-28s %s\n' "nginx (1 worker, keepalive)" "$(run nginx "$NGX" $c "$NGX_WORKER")"
 done
 awk '/^VmRSS/{printf "sidecar RSS after the runs: %.1f MiB\n", $2/1024}' /proc/"$SC_PID"/status
-awk '/^VmRSS/{printf "nginx worker RSS after the runs: %.1f MiB\n", $2/1024}' /proc/"$(pgrep -P "$NP" | head -1)"/status 2>/dev/null
+awk '/^VmRSS/{printf "nginx worker RSS after the runs: %.1f MiB\n", $2/1024}' /proc/"$NGX_WORKER"/status 2>/dev/null
 grep -q 'Non-2xx' "$T"/wrk-sidecar-* && fail "non-2xx answers through the sidecar: $(grep -h Non-2xx "$T"/wrk-sidecar-*)"
 kill -QUIT "$NP"; wait "$NP" 2>/dev/null
 finish >/dev/null
