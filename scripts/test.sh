@@ -21,6 +21,7 @@ rc=$?
 grep -E '^(PASS|FAIL|ERROR|XPASS|SKIP):' make-check.out
 passed=0
 failed=0
+standin=0 real=0 kit=0
 # Check writes its summary into each suite's log; the integration scripts end with "N passed, N failed".
 for log in tests/unit/*.log; do
 	line=$(grep -E '^[0-9]+%: Checks: ' "$log")
@@ -45,7 +46,15 @@ for log in tests/integration/*.log tests/fuzz/*.log; do
 	set -- $(sed -E 's/^[a-z_]+: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/' <<<"$line")
 	passed=$((passed + $1))
 	failed=$((failed + $2))
+	case $(basename "$log" .log) in
+	standin|transcript) kit=$((kit + $1)) ;;	# the test kit itself, held to the real master
+	real_master) real=$((real + $1)) ;;
+	replay) ;;
+	*) standin=$((standin + $1)) ;;
+	esac
 done
+echo "integration checks passed: $standin on the stand-in, $real on the real mooncake_master;" \
+    "$kit of the test kit itself (standin, transcript: not the product's)"
 if [ $rc -ne 0 ]; then
 	for log in $(grep -lE '^(FAIL|ERROR)' tests/*/*.log 2>/dev/null); do
 		echo "==== $log"; tail -40 "$log"

@@ -156,6 +156,21 @@ exec_count() { count "$EVENTS" '^exec '; }
 execs_at_least() { [ "$(exec_count)" -ge "$1" ]; }
 
 # The sidecar's admin port: adm PATH [curl args] prints the body; adm_code PATH prints the status.
+# REAL: the real mooncake_master (MCS_REAL_MASTER, else built or found by scripts/real-master.sh).
+# Without one the script says why and is skipped (exit 77); under CI=true that is a failure.
+need_real_master() {
+	local rc why
+	REAL=${MCS_REAL_MASTER:-}
+	[ -n "$REAL" ] && [ -x "$REAL" ] && return 0
+	REAL=$(bash "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/scripts/real-master.sh" 2>"$T/real-master.err" | tail -1)
+	rc=$?
+	[ -n "$REAL" ] && [ -x "$REAL" ] && return 0
+	why=$(tail -1 "$T/real-master.err")
+	[ "${CI:-}" = true ] && fail "no real mooncake_master in CI: $why"
+	echo "$TEST_NAME: SKIPPED: ${why:-no mooncake_master (rc $rc)}"
+	exit 77
+}
+
 adm() { curl -s "http://127.0.0.1:$SIDE$1" "${@:2}"; }
 adm_code() { curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$SIDE$1" "${@:2}"; }
 direct() { curl -s "http://127.0.0.1:$ADMIN$1"; }

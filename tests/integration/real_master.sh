@@ -6,17 +6,7 @@
 # each port held by a stranger (what the real master does is printed; the sidecar never says ready).
 # Without a binary it says why and is skipped; under CI=true that is a failure.
 . "$(dirname "$0")/lib.sh"
-REAL=${MCS_REAL_MASTER:-}
-if [ -z "$REAL" ]; then
-	REAL=$(bash "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/scripts/real-master.sh" 2>"$T/real-master.err" | tail -1)
-	rc=$?
-	if [ -z "$REAL" ] || [ ! -x "$REAL" ]; then
-		why=$(tail -1 "$T/real-master.err")
-		[ "${CI:-}" = true ] && fail "no real mooncake_master in CI: $why"
-		echo "real_master: SKIPPED: ${why:-no mooncake_master (rc $rc)}"
-		exit 77
-	fi
-fi
+need_real_master
 echo "   real master: $REAL ($("$REAL" --version 2>&1 | head -1))"
 use_real() { sed -i "s|\"command\": \\[\"$STANDIN\"\\]|\"command\": [\"$REAL\"]|" "$T/$1.json"; }
 
@@ -37,8 +27,10 @@ pass "real master ready: READY=1 $MS ms after the first STATUS (the master sleep
 # Proxied routes against a direct request: status and content type always; the body too where it
 # does not change by the second (the summaries carry rates and uptimes: their line structure).
 n=0
-for p in /health /role /leader /ha_status /metrics/summary '/query_key?key=nosuchkey' \
-    '/batch_query_keys?keys=k1,k2' /get_all_segments; do
+for p in /health /role /leader /ha_status /metrics/summary /kv_events/status '/query_key?key=nosuchkey' \
+    '/query_key?key=a:b/c' '/batch_query_keys?keys=k1,k2' '/batch_query_keys?keys=a%3Ab,p+q' /get_all_keys \
+    /get_all_segments /get_segments_detail '/query_segment?segment=s' '/api/v1/drain_jobs/query?job_id=j' \
+    '/api/v1/segments/status?segment=s' /api/v1/segments/status /api/v1/tenant_quotas; do
 	curl -s -D "$T/s.hdr" -o "$T/s.body" "http://127.0.0.1:$SIDE$p"
 	curl -s -D "$T/d.hdr" -o "$T/d.body" "http://127.0.0.1:$ADMIN$p"
 	[ "$(head -1 "$T/s.hdr" | tr -d '\r')" = "$(head -1 "$T/d.hdr" | tr -d '\r')" ] ||
@@ -51,7 +43,7 @@ for p in /health /role /leader /ha_status /metrics/summary '/query_key?key=nosuc
 	esac
 	n=$((n + 1))
 done
-pass "$n proxied routes: the real master's status and content type, and its body (the summary by shape)"
+pass "$n proxied requests (every GET route of its admin API): the real master's status and content type, and its body (the summary by shape)"
 adm /metrics >"$T/metrics"
 for fam in mooncake_sidecar_master_ready master_key_count master_total_capacity_bytes; do
 	grep -q "^$fam" "$T/metrics" || fail "/metrics lacks $fam"

@@ -22,56 +22,15 @@
 
 #define MASTER_VERSION	"0.3.12.post1"
 
-enum ftype { T_INT, T_BOOL, T_STR, T_ANY };
 struct flag {
 	const char	*name;
-	enum ftype	 type;
+	const char	*type;		/* gflags' words: bool, int32, uint32, int64, uint64, double, string */
 	const char	*value;
 };
 
-/* Flags the stand-in acts on, then every other flag the real master accepts (taken and ignored). */
-static struct flag flags[] = {
-	{ "rpc_port", T_INT, "0" }, { "port", T_INT, "50051" },
-	{ "rpc_address", T_STR, "0.0.0.0" },
-	{ "enable_http_metadata_server", T_BOOL, "false" },
-	{ "http_metadata_server_port", T_INT, "8080" },
-	{ "http_metadata_server_host", T_STR, "0.0.0.0" },
-	{ "metrics_port", T_INT, "9003" }, { "metrics_host", T_STR, "0.0.0.0" },
-	{ "enable_metric_reporting", T_BOOL, "true" }, { "enable_ha", T_BOOL, "false" },
-	{ "rpc_thread_num", T_INT, "0" }, { "max_threads", T_INT, "16" },
-	{ "rpc_interface", T_STR, "" }, { "rpc_conn_timeout_seconds", T_INT, "0" },
-	{ "rpc_enable_tcp_no_delay", T_BOOL, "true" },
-	{ "enable_metadata_cleanup_on_timeout", T_BOOL, "false" }, { "config_path", T_STR, "" },
-	{ "default_kv_lease_ttl", T_STR, "10000" }, { "default_kv_soft_pin_ttl", T_STR, "1800000" },
-	{ "max_kv_soft_pin_ttl", T_STR, "86400000" }, { "allow_evict_soft_pinned_objects", T_BOOL, "true" },
-	{ "client_ttl", T_INT, "10" }, { "eviction_ratio", T_ANY, "0.05" },
-	{ "eviction_high_watermark_ratio", T_ANY, "0.9" }, { "nof_eviction_ratio", T_ANY, "0.05" },
-	{ "nof_eviction_high_watermark_ratio", T_ANY, "0.9" }, { "enable_disk_eviction", T_BOOL, "true" },
-	{ "quota_bytes", T_INT, "0" }, { "ha_backend_type", T_STR, "etcd" },
-	{ "ha_backend_connstring", T_STR, "" }, { "etcd_endpoints", T_STR, "" },
-	{ "cluster_id", T_STR, "mooncake_cluster" }, { "enable_oplog", T_BOOL, "false" },
-	{ "oplog_poll_interval_ms", T_INT, "1000" }, { "oplog_batch_max_entries", T_INT, "1024" },
-	{ "batch_oplog_retry_timeout_sec", T_INT, "180" }, { "pod_name", T_STR, "" },
-	{ "pod_namespace", T_STR, "" }, { "memory_allocator", T_STR, "offset" },
-	{ "allocation_strategy", T_STR, "random" }, { "enable_offload", T_BOOL, "false" },
-	{ "offload_on_evict", T_BOOL, "false" }, { "offload_force_evict", T_BOOL, "false" },
-	{ "offloading_queue_limit", T_INT, "50000" }, { "offload_cap_ratio", T_ANY, "0.5" },
-	{ "promotion_on_hit", T_BOOL, "false" }, { "promotion_admission_threshold", T_INT, "2" },
-	{ "promotion_queue_limit", T_INT, "50000" }, { "promotion_max_per_heartbeat", T_INT, "1" },
-	{ "dynamic_replication_mode", T_STR, "off" }, { "enable_kv_events", T_BOOL, "false" },
-	{ "kv_events_bind_endpoint", T_STR, "" }, { "kv_events_backend_id", T_STR, "" },
-	{ "root_fs_dir", T_STR, "" }, { "global_file_segment_size", T_ANY, "" },
-	{ "enable_snapshot", T_BOOL, "false" }, { "enable_snapshot_restore", T_BOOL, "false" },
-	{ "snapshot_interval_seconds", T_INT, "600" }, { "snapshot_backup_dir", T_STR, "" },
-	{ "enable_multi_tenants", T_BOOL, "false" }, { "max_total_finished_tasks", T_INT, "10000" },
-	{ "max_total_pending_tasks", T_INT, "10000" }, { "max_total_processing_tasks", T_INT, "10000" },
-	{ "pending_task_timeout_sec", T_INT, "300" }, { "processing_task_timeout_sec", T_INT, "300" },
-	{ "max_retry_attempts", T_INT, "10" }, { "enable_cxl", T_BOOL, "false" },
-	{ "cxl_path", T_STR, "/dev/dax0.0" }, { "cxl_size", T_INT, "8589934592" },
-	{ "log_dir", T_STR, "" }, { "logtostderr", T_BOOL, "false" }, { "minloglevel", T_INT, "0" },
-	{ "v", T_INT, "0" },
-	{ NULL, 0, NULL }
-};
+/* Every flag the real master accepts, with its type and default. */
+#include "flags.h"
+#include "metrics.h"
 
 static struct {
 	struct event_base	*base;
@@ -83,7 +42,8 @@ static struct {
 	int			 hang_admin, slow_ms, ignore_term, stopping;
 	int			 rpc_bind_failed;	/* admin still claims ready until exit */
 	long			 view_version;
-	unsigned long		 get_nums;
+	unsigned long		 get_nums, get_found, nkeys;
+	struct key { char *name; unsigned long size; } *keys;	/* MC_STANDIN_KEYS, sorted */
 	const char		*events;
 	struct metadata { char *key, *value; struct metadata *next; } *store;
 } S;
@@ -143,6 +103,34 @@ event_record(const char *what)
 	fclose(f);
 }
 
+/* gflags' checks: the whole value parses, within the type's range. */
+static int
+flag_value_ok(const char *type, const char *val)
+{
+	char *end;
+	errno = 0;
+	if (strcmp(type, "double") == 0) {
+		(void)strtod(val, &end);
+		return *val != '\0' && *end == '\0' && errno == 0;
+	}
+	if (strcmp(type, "int32") == 0 || strcmp(type, "int64") == 0) {
+		long long v = strtoll(val, &end, 0);
+		return *val != '\0' && *end == '\0' && errno == 0 &&
+		    (strcmp(type, "int64") == 0 || (v >= -2147483648LL && v <= 2147483647LL));
+	}
+	if (strcmp(type, "uint32") == 0 || strcmp(type, "uint64") == 0) {
+		unsigned long long v;
+		while (isspace((unsigned char)*val))
+			val++;
+		if (*val == '-')
+			return 0;
+		v = strtoull(val, &end, 0);
+		return *val != '\0' && *end == '\0' && errno == 0 &&
+		    (strcmp(type, "uint64") == 0 || v <= 4294967295ULL);
+	}
+	return 1;
+}
+
 static int
 parse_flags(int argc, char **argv)
 {
@@ -157,8 +145,15 @@ parse_flags(int argc, char **argv)
 			printf("mooncake_master version " MASTER_VERSION "\n");
 			exit(0);
 		}
-		if (strcmp(name, "help") == 0 || strcmp(name, "helpshort") == 0) {
-			printf("mooncake_master: Mooncake master service (stand-in)\n");
+		if (strcmp(name, "help") == 0 || strcmp(name, "helpshort") == 0 ||
+		    strcmp(name, "helpfull") == 0) {
+			/* gflags' layout, flag by flag, without the descriptions */
+			printf("mooncake_master: Mooncake master service (stand-in)\n\n"
+			    "  Flags from master.cpp:\n");
+			for (struct flag *h = flags; h->name; h++)
+				printf("    -%s () type: %s default: %s%s%s\n", h->name, h->type,
+				    strcmp(h->type, "string") ? "" : "\"", h->value,
+				    strcmp(h->type, "string") ? "" : "\"");
 			exit(1);
 		}
 		name = strdup(name);
@@ -171,7 +166,7 @@ parse_flags(int argc, char **argv)
 		if (f->name == NULL && strncmp(name, "no", 2) == 0 && val == NULL) {
 			for (f = flags; f->name && strcmp(f->name, name + 2) != 0; f++)
 				;
-			neg = f->name != NULL && f->type == T_BOOL;
+			neg = f->name != NULL && strcmp(f->type, "bool") == 0;
 			if (!neg)
 				f = &flags[sizeof flags / sizeof flags[0] - 1];
 		}
@@ -179,7 +174,7 @@ parse_flags(int argc, char **argv)
 			fprintf(stderr, "ERROR: unknown command line flag '%s'\n", name);
 			exit(1);
 		}
-		if (f->type == T_BOOL) {
+		if (strcmp(f->type, "bool") == 0) {
 			if (val == NULL)
 				val = neg ? "false" : "true";
 			if (strcmp(val, "true") && strcmp(val, "false") && strcmp(val, "1") &&
@@ -195,17 +190,10 @@ parse_flags(int argc, char **argv)
 			}
 			val = argv[++i];
 		}
-		if (f->type == T_INT) {
-			char *end;
-			errno = 0;
-			long v = strtol(val, &end, 10);
-			if (*val == '\0' || *end != '\0' || errno || v < -2147483648L ||
-			    (v > 2147483647L && strcmp(f->name, "cxl_size") != 0 &&
-			    strcmp(f->name, "quota_bytes") != 0)) {
-				fprintf(stderr, "ERROR: illegal value '%s' specified for int32 flag '%s'\n",
-				    val, f->name);
-				exit(1);
-			}
+		if (!flag_value_ok(f->type, val)) {
+			fprintf(stderr, "ERROR: illegal value '%s' specified for %s flag '%s'\n", val,
+			    f->type, f->name);
+			exit(1);
 		}
 		f->value = val;
 	}
@@ -234,9 +222,16 @@ reply(struct evhttp_request *req, int code, const char *ctype, const char *body)
 	evhttp_add_header(h, "Server", "cinatra");
 	if (ctype != NULL)
 		evhttp_add_header(h, "Content-Type", ctype);
+	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
+		/* cinatra tells a HEAD the length of the body it does not send; libevent would not */
+		char n[24];
+		snprintf(n, sizeof n, "%zu", strlen(body));
+		evhttp_add_header(h, "Content-Length", n);
+	}
 	evbuffer_add(b, body, strlen(body));
 	evhttp_send_reply(req, code, code == 200 ? "OK" : code == 404 ? "Not Found" :
-	    code == 400 ? "Bad Request" : code == 503 ? "Service Unavailable" : "Error", b);
+	    code == 400 ? "Bad Request" : code == 503 ? "Service Unavailable" : code == 409 ? "Conflict" :
+	    code == 500 ? "Internal Server Error" : "Error", b);
 	evbuffer_free(b);
 }
 
@@ -256,63 +251,63 @@ query_param(struct evhttp_request *req, const char *key)
 	return out;
 }
 
-static const char *const metric_gauges[] = {
-	"master_allocated_bytes Total memory bytes currently allocated across all segments",
-	"master_total_capacity_bytes Total memory capacity across all mounted segments",
-	"master_allocated_file_size_bytes Total bytes currently allocated for file storage in 3fs/nfs",
-	"master_total_file_capacity_bytes Total capacity for file storage in 3fs/nfs",
-	"master_key_count Total number of keys managed by the master",
-	"master_soft_pin_key_count Total number of soft-pinned keys managed by the master",
-	"master_active_clients Total number of active clients",
-	"mem_cache_nums_ Number of objects cached in memory",
-	"file_cache_nums_ Number of objects cached in files",
-	"ha_standby_state Current state of the Standby service (0=STOPPED, 1=CONNECTING, 2=SYNCING, "
-	    "3=WATCHING, 4=RECOVERING, 5=RECONNECTING, 6=PROMOTING, 7=PROMOTED, 8=FAILED)",
-	NULL
-};
-static const char *const metric_ops[] = {
-	"put_start", "put_end", "put_revoke", "get_replica_list", "exist_key", "remove", "remove_all",
-	"mount_segment", "unmount_segment", "ping", NULL
-};
+/* The real master's families in its order, each 0 but the few the stand-in counts. */
+static unsigned long
+metric_value(const char *name)
+{
+	if (strcmp(name, "master_get_replica_list_requests_total") == 0 ||
+	    strcmp(name, "total_get_nums_") == 0)
+		return S.get_nums;
+	if (strcmp(name, "master_get_replica_list_failures_total") == 0)
+		return S.get_nums - S.get_found;
+	if (strcmp(name, "valid_get_nums_") == 0)
+		return S.get_found;
+	if (strcmp(name, "master_key_count") == 0)
+		return S.nkeys;
+	return 0;
+}
 
 static void
 send_metrics(struct evhttp_request *req)
 {
 	struct evbuffer *b = evbuffer_new();
 	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
-	for (int i = 0; metric_gauges[i]; i++) {
-		int n = (int)strcspn(metric_gauges[i], " ");
-		evbuffer_add_printf(b, "# HELP %s\n# TYPE %.*s gauge\n%.*s 0\n", metric_gauges[i], n,
-		    metric_gauges[i], n, metric_gauges[i]);
-	}
-	for (int i = 0; metric_ops[i]; i++) {
-		evbuffer_add_printf(b, "# HELP master_%s_requests_total Total number of %s requests "
-		    "received\n# TYPE master_%s_requests_total counter\nmaster_%s_requests_total 0\n",
-		    metric_ops[i], metric_ops[i], metric_ops[i], metric_ops[i]);
-		evbuffer_add_printf(b, "# HELP master_%s_failures_total Total number of failed %s "
-		    "requests\n# TYPE master_%s_failures_total counter\nmaster_%s_failures_total 0\n",
-		    metric_ops[i], metric_ops[i], metric_ops[i], metric_ops[i]);
-	}
-	evbuffer_add_printf(b, "# HELP total_get_nums_ Total number of Get requests\n"
-	    "# TYPE total_get_nums_ counter\ntotal_get_nums_ %lu\n", S.get_nums);
+	for (int i = 0; real_metrics[i][0] != NULL; i++)
+		evbuffer_add_printf(b, "# HELP %s %s\n# TYPE %s %s\n%s %lu\n", real_metrics[i][0],
+		    real_metrics[i][2], real_metrics[i][0], real_metrics[i][1], real_metrics[i][0],
+		    metric_value(real_metrics[i][0]));
 	evhttp_add_header(h, "Server", "cinatra");
 	evhttp_add_header(h, "Content-Type", "text/plain; version=0.0.4");
 	evhttp_send_reply(req, 200, "OK", b);
 	evbuffer_free(b);
 }
 
+/* The one-line summary of /metrics/summary and the periodic log line; while starting, the real
+ * master reports itself as a standby that is not ready. */
 static const char *
-summary(char *buf, size_t len)
+summary(char *buf, size_t len, int starting)
 {
 	snprintf(buf, len, "role=%s, state=%s, service_ready=%s, master={Mem Storage: 0 B / 0 B | "
-	    "NVMe-oF SSD: 0 B / 0 B | SSD Storage: 0 B / 0 B | Keys: 0 (soft-pinned: 0) | Clients: 0 | "
+	    "NVMe-oF SSD: 0 B / 0 B | SSD Storage: 0 B / 0 B | Keys: %lu (soft-pinned: 0) | Clients: 0 | "
 	    "Requests (Success/Total per sec): PutStart=0.00/0.00, PutEnd=0.00/0.00, PutRevoke=0.00/0.00, "
-	    "Get=0.00/0.00, Exist=0.00/0.00, Del=0.00/0.00, DelAll=0.00/0.00, Ping=0.00/0.00 | "
+	    "Get=0.00/0.00, Exist=0.00/0.00, Del=0.00/0.00, DelAll=0.00/0.00, Ping=0.00/0.00, "
+	    "CopyStart=0.00/0.00, CopyEnd=0.00/0.00, CopyRevoke=0.00/0.00, MoveStart=0.00/0.00, "
+	    "MoveEnd=0.00/0.00, MoveRevoke=0.00/0.00, EvictDiskReplica=0.00/0.00 | Batch Requests (per "
+	    "sec, Req=Success/PartialSuccess/Total, Item=Success/Total): PutStart:(Req=0.00/0.00/0.00, "
+	    "Item=0.00/0.00), PutEnd:(Req=0.00/0.00/0.00, Item=0.00/0.00), PutRevoke:(Req=0.00/0.00/0.00, "
+	    "Item=0.00/0.00), Get:(Req=0.00/0.00/0.00, Item=0.00/0.00), ExistKey:(Req=0.00/0.00/0.00, "
+	    "Item=0.00/0.00), QueryIp:(Req=0.00/0.00/0.00, Item=0.00/0.00), Clear:(Req=0.00/0.00/0.00, "
+	    "Item=0.00/0.00), CreateMoveTask:(Req=0.00/0.00), CreateCopyTask:(Req=0.00/0.00), "
+	    "QueryTask:(Req=0.00/0.00), FetchTasks:(Req=0.00/0.00), MarkTaskToComplete:(Req=0.00/0.00) | "
 	    "Eviction: Success/Attempts=0/0, AllocFail=0, PartialAlloc=0, keys=0, size=0 B | "
-	    "Snapshots: Success=0, Fail=0}, ha={HA Metrics Summary: last_seq=0, applied_seq=0, lag=0, "
-	    "pending=0, mutation_queue=0, batch_commits=0, sync_commits=0, skipped=0, checksum_fail=0, "
-	    "etcd_fail=0, watch_disconn=0, state=0}", S.role, ha_state(),
-	    service_ready() ? "true" : "false");
+	    "Mem Eviction: Success/Attempts=0/0, keys=0, size=0 B | NoF Eviction: Success/Attempts=0/0, "
+	    "keys=0, size=0 B | Discard: Released/Total=0/0, StagingSize=0 B | Promotion: in_flight=0, "
+	    "admitted=0, completed=0, failed=0, cancelled=0, expired=0, bytes=0 B, "
+	    "rejected(freq/wm/cap)=0/0/0 | Snapshots: Success=0, Fail=0}, ha={HA Metrics Summary: "
+	    "last_seq=0, applied_seq=0, lag=0, pending=0, mutation_queue=0, batch_commits=0, "
+	    "sync_commits=0, skipped=0, checksum_fail=0, etcd_fail=0, watch_disconn=0, state=0}",
+	    starting ? "standby" : S.role, starting ? "starting" : ha_state(),
+	    !starting && service_ready() ? "true" : "false", S.nkeys);
 	return buf;
 }
 
@@ -339,6 +334,204 @@ current_leader(char *buf, size_t len)
 	return buf;
 }
 
+/* cinatra's query lookup: the first "key=value" whose key matches byte for byte, the value raw
+ * (the real /query_key uses it so) or decoded, '+' as a space (every other route). */
+static char *
+query_value(struct evhttp_request *req, const char *key, int decode)
+{
+	const char *q = evhttp_uri_get_query(evhttp_request_get_evhttp_uri(req));
+	size_t kl = strlen(key);
+	if (q == NULL)
+		return NULL;
+	for (const char *p = q; *p; ) {
+		size_t n = strcspn(p, "&");
+		if (n > kl && strncmp(p, key, kl) == 0 && p[kl] == '=') {
+			char *raw = strndup(p + kl + 1, n - kl - 1), *d;
+			if (!decode)
+				return raw;
+			d = evhttp_uridecode(raw, 1, NULL);
+			free(raw);
+			return d;
+		}
+		p += n + (p[n] == '&');
+	}
+	return NULL;
+}
+
+static const struct key *
+find_key(const char *name)
+{
+	for (unsigned long i = 0; i < S.nkeys; i++)
+		if (strcmp(S.keys[i].name, name) == 0)
+			return &S.keys[i];
+	return NULL;
+}
+
+static void
+json_str(struct evbuffer *b, const char *s)
+{
+	evbuffer_add(b, "\"", 1);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			evbuffer_add_printf(b, "\\%c", c);
+		else if (c < 0x20)
+			evbuffer_add_printf(b, "\\u%04x", c);
+		else
+			evbuffer_add(b, s, 1);
+	}
+	evbuffer_add(b, "\"", 1);
+}
+
+/* A memory replica's buffer descriptor, as struct_json writes AllocatedBuffer::Descriptor. */
+static void
+descriptor(struct evbuffer *b, const struct key *k)
+{
+	evbuffer_add_printf(b, "{\"size_\":%lu,\"buffer_address_\":%lu,\"protocol_\":\"tcp\","
+	    "\"transport_endpoint_\":\"127.0.0.1:17001\"}", k->size,
+	    140000000000UL + (unsigned long)(k - S.keys) * 1048576UL);
+}
+
+static void
+reply_buf(struct evhttp_request *req, int code, const char *ctype, struct evbuffer *b)
+{
+	size_t n = evbuffer_get_length(b);
+	char *s = malloc(n + 1);
+	evbuffer_remove(b, s, n);
+	s[n] = '\0';
+	reply(req, code, ctype, s);
+	free(s);
+	evbuffer_free(b);
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* /batch_query_keys: the keys split at every ',', answered in byte order, each once (a std::map). */
+static void
+batch_query(struct evhttp_request *req)
+{
+	static const char *const json = "application/json; charset=utf-8";
+	char *keys = query_value(req, "keys", 1), *p, **v;
+	size_t n = 1, m = 0;
+	struct evbuffer *b;
+	if (keys == NULL || *keys == '\0') {
+		free(keys);
+		reply(req, 400, json, "{\"success\":false,\"error\":\"No keys provided. Use ?keys=key1,key2,...\"}");
+		return;
+	}
+	for (p = keys; *p; p++)
+		n += *p == ',';
+	v = calloc(n, sizeof *v);
+	for (p = keys; ; p++) {
+		v[m++] = p;
+		if ((p = strchr(p, ',')) == NULL)
+			break;
+		*p = '\0';
+	}
+	qsort(v, m, sizeof *v, cmp_str);
+	b = evbuffer_new();
+	evbuffer_add_printf(b, "{\"success\":true,\"data\":{");
+	for (size_t i = 0; i < m; i++) {
+		const struct key *k = find_key(v[i]);
+		if (i > 0 && strcmp(v[i], v[i - 1]) == 0)
+			continue;
+		if (i > 0)
+			evbuffer_add(b, ",", 1);
+		json_str(b, v[i]);
+		if (k != NULL) {
+			evbuffer_add_printf(b, ":{\"ok\":true,\"error\":null,\"values\":[");
+			descriptor(b, k);
+			evbuffer_add_printf(b, "],");
+		} else
+			evbuffer_add_printf(b, ":{\"ok\":false,\"error\":\"OBJECT_NOT_FOUND\",\"values\":null,");
+		evbuffer_add_printf(b, "\"disk_values\":null,\"local_disk_values\":null,\"nof_values\":null}");
+	}
+	evbuffer_add_printf(b, "}}");
+	free(v);
+	free(keys);
+	reply_buf(req, 200, json, b);
+}
+
+/* The routes the real master answers only while its service plane is active (else 503), in
+ * master_admin_service.cpp's words. Two check their arguments first. */
+static void
+service_route(struct evhttp_request *req, const char *path)
+{
+	static const char *const json = "application/json; charset=utf-8";
+	static const char *const prom = "text/plain; version=0.0.4";
+	char *arg;
+	if (strcmp(path, "/api/v1/drain_jobs/query") == 0) {
+		reply(req, 400, json, "{\"success\":false,\"error_code\":-600,\"error_message\":"
+		    "\"Missing or invalid job_id\"}");
+		return;
+	}
+	if (strcmp(path, "/api/v1/segments/status") == 0) {
+		arg = query_value(req, "segment", 1);
+		if (arg == NULL || *arg == '\0') {
+			free(arg);
+			reply(req, 400, json, "{\"success\":false,\"error_code\":-600,\"error_message\":"
+			    "\"Missing segment query parameter\"}");
+			return;
+		}
+		free(arg);
+	}
+	if (strcmp(path, "/query_key") && strcmp(path, "/batch_query_keys") &&
+	    strcmp(path, "/get_all_keys") && strcmp(path, "/get_all_segments") &&
+	    strcmp(path, "/get_segments_detail") && strcmp(path, "/query_segment") &&
+	    strcmp(path, "/kv_events/status") && strcmp(path, "/api/v1/segments/status") &&
+	    strcmp(path, "/api/v1/tenant_quotas")) {
+		reply(req, 404, NULL, "404 Not Found");
+		return;
+	}
+	if (!service_ready()) {
+		reply(req, 503, json, "{\"success\":false,\"error_code\":-1011,\"error_message\":"
+		    "\"service plane is not active\"}");
+		return;
+	}
+	if (strcmp(path, "/query_key") == 0) {
+		const struct key *k;
+		arg = query_value(req, "key", 0);
+		k = find_key(arg ? arg : "");
+		free(arg);
+		S.get_nums++;
+		if (k != NULL) {
+			struct evbuffer *b = evbuffer_new();
+			S.get_found++;
+			evbuffer_add_printf(b, "{\"success\":true,\"data\":[");
+			descriptor(b, k);
+			evbuffer_add_printf(b, "]}");
+			reply_buf(req, 200, json, b);
+		} else
+			reply(req, 404, json,
+			    "{\"success\":false,\"error_code\":-704,\"error_message\":\"OBJECT_NOT_FOUND\"}");
+	} else if (strcmp(path, "/batch_query_keys") == 0)
+		batch_query(req);
+	else if (strcmp(path, "/get_all_keys") == 0) {
+		struct evbuffer *b = evbuffer_new();
+		for (unsigned long i = 0; i < S.nkeys; i++)
+			evbuffer_add_printf(b, "%s\n", S.keys[i].name);
+		reply_buf(req, 200, prom, b);
+	} else if (strcmp(path, "/get_all_segments") == 0)
+		reply(req, 200, prom, "");
+	else if (strcmp(path, "/get_segments_detail") == 0)
+		reply(req, 200, json, "{\"total_segments\":0,\"segments\":[]}");
+	else if (strcmp(path, "/query_segment") == 0)
+		reply(req, 500, prom, "Failed to query segment");
+	else if (strcmp(path, "/kv_events/status") == 0)
+		reply(req, 200, json, "{\"enabled\":false,\"published_batches\":0,\"published_events\":0,"
+		    "\"dropped_events\":0,\"skipped_unparsed_keys\":0}");
+	else if (strcmp(path, "/api/v1/segments/status") == 0)
+		reply(req, 404, json, "{\"success\":false,\"error_code\":-101,\"error_message\":"
+		    "\"SEGMENT_NOT_FOUND\"}");
+	else
+		reply(req, 409, json, "{\"success\":false,\"error_code\":-1011,\"error_message\":"
+		    "\"UNAVAILABLE_IN_CURRENT_MODE\"}");
+}
+
 static void
 admin_route(struct evhttp_request *req)
 {
@@ -347,8 +540,6 @@ admin_route(struct evhttp_request *req)
 	static const char *const json = "application/json; charset=utf-8";
 	static const char *const text = "text/plain; charset=utf-8";
 	static const char *const prom = "text/plain; version=0.0.4";
-	static const char *const inactive =
-	    "{\"success\":false,\"error_code\":-1011,\"error_message\":\"service plane is not active\"}";
 
 	if (path == NULL || evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
 		reply(req, 404, NULL, "404 Not Found");
@@ -369,45 +560,9 @@ admin_route(struct evhttp_request *req)
 	} else if (strcmp(path, "/metrics") == 0)
 		send_metrics(req);
 	else if (strcmp(path, "/metrics/summary") == 0)
-		reply(req, 200, prom, summary(buf, sizeof buf));
-	else if (strcmp(path, "/query_key") == 0 || strcmp(path, "/batch_query_keys") == 0 ||
-	    strcmp(path, "/get_all_keys") == 0 || strcmp(path, "/get_all_segments") == 0 ||
-	    strcmp(path, "/get_segments_detail") == 0) {
-		if (!service_ready()) {
-			reply(req, 503, json, inactive);
-			return;
-		}
-		if (strcmp(path, "/query_key") == 0) {
-			S.get_nums++;
-			reply(req, 404, json,
-			    "{\"success\":false,\"error_code\":-704,\"error_message\":\"OBJECT_NOT_FOUND\"}");
-		} else if (strcmp(path, "/batch_query_keys") == 0) {
-			char *keys = query_param(req, "keys");
-			if (keys == NULL) {
-				reply(req, 400, json, "{\"success\":false,\"error\":\"No keys provided. "
-				    "Use ?keys=key1,key2,...\"}");
-				return;
-			}
-			int n = snprintf(buf, sizeof buf, "{\"success\":true,\"data\":{");
-			char *save = NULL, *k;
-			int first = 1;
-			for (k = strtok_r(keys, ",", &save); k && n < 3500; k = strtok_r(NULL, ",", &save)) {
-				n += snprintf(buf + n, sizeof buf - (size_t)n, "%s\"%.200s\":{\"ok\":false,"
-				    "\"error\":\"OBJECT_NOT_FOUND\",\"values\":[]}", first ? "" : ",", k);
-				first = 0;
-			}
-			snprintf(buf + n, sizeof buf - (size_t)n, "}}");
-			free(keys);
-			reply(req, 200, json, buf);
-		} else if (strcmp(path, "/get_segments_detail") == 0)
-			reply(req, 200, json, "{\"total_segments\":0,\"segments\":[]}");
-		else
-			reply(req, 200, prom, "");
-	} else if (strcmp(path, "/kv_events/status") == 0)
-		reply(req, 200, json, "{\"enabled\":false,\"published_batches\":0,\"published_events\":0,"
-		    "\"dropped_events\":0,\"skipped_unparsed_keys\":0}");
+		reply(req, 200, prom, summary(buf, sizeof buf, 0));
 	else
-		reply(req, 404, NULL, "404 Not Found");
+		service_route(req, path);
 }
 
 static void
@@ -615,10 +770,22 @@ crash_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 static void
+report(int starting)
+{
+	char buf[4096], lead[160];
+	current_leader(lead, sizeof lead);
+	if (S.ha && !starting && lead[0])
+		glog('I', "master_admin_service.cpp:300", "Master Admin Metrics: %s, leader=%s, "
+		    "view_version=%ld", summary(buf, sizeof buf, 0), lead, S.view_version);
+	else
+		glog('I', "master_admin_service.cpp:300", "Master Admin Metrics: %s",
+		    summary(buf, sizeof buf, starting));
+}
+
+static void
 report_cb(evutil_socket_t fd, short what, void *arg)
 {
-	char buf[4096];
-	glog('I', "master_admin_service.cpp:300", "Master Admin Metrics: %s", summary(buf, sizeof buf));
+	report(0);
 }
 
 static void
@@ -680,6 +847,13 @@ serve_cb(evutil_socket_t fd, short what, void *arg)
 		later(1000, exit_cb, (void *)1L);
 		return;
 	}
+	/* The reporting thread starts, and logs the state of the moment, before the server is up. */
+	if (S.reporting) {
+		struct event *ev = event_new(S.base, -1, EV_PERSIST, report_cb, NULL);
+		struct timeval tv = { 10, 0 };
+		report(1);
+		event_add(ev, &tv);
+	}
 	glog('I', "master_admin_service.cpp:309", "Master admin server started on port %d",
 	    S.admin_port);
 	/* The real master installs its SIGTERM/SIGINT handlers only now, and never in HA mode. */
@@ -696,14 +870,89 @@ serve_cb(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	event_record("listening");
-	if (S.reporting) {
-		struct event *ev = event_new(S.base, -1, EV_PERSIST, report_cb, NULL);
-		struct timeval tv = { 10, 0 };
-		event_add(ev, &tv);
-		report_cb(-1, 0, NULL);
-	}
 	if (getenv("MC_STANDIN_HANG_ADMIN_AFTER_MS") != NULL)
 		later(env_long("MC_STANDIN_HANG_ADMIN_AFTER_MS", 0), hang_cb, NULL);
+}
+
+static int
+cmp_key(const void *a, const void *b)
+{
+	return strcmp(((const struct key *)a)->name, ((const struct key *)b)->name);
+}
+
+/* MC_STANDIN_KEYS="name=size,...": objects the store holds, as if clients had put them. */
+static void
+load_keys(void)
+{
+	const char *env = getenv("MC_STANDIN_KEYS");
+	char *list, *save = NULL;
+	if (env == NULL || *env == '\0')
+		return;
+	list = strdup(env);
+	for (char *k = strtok_r(list, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+		char *eq = strrchr(k, '=');
+		S.keys = realloc(S.keys, (S.nkeys + 1) * sizeof *S.keys);
+		S.keys[S.nkeys].size = eq ? strtoul(eq + 1, NULL, 10) : 1024;
+		if (eq)
+			*eq = '\0';
+		S.keys[S.nkeys++].name = strdup(k);
+	}
+	free(list);
+	qsort(S.keys, S.nkeys, sizeof *S.keys, cmp_key);
+}
+
+/* master.cpp's "Master service started" line: the effective port and thread count, then the
+ * configuration in the real master's order (booleans as 0/1, doubles as C++ prints them). */
+static const char *const started_keys[] = {
+	"enable_metric_reporting", "metrics_port", "metrics_host", "default_kv_lease_ttl",
+	"default_kv_soft_pin_ttl", "max_kv_soft_pin_ttl", "allow_evict_soft_pinned_objects",
+	"eviction_ratio", "eviction_high_watermark_ratio", "enable_ha", "enable_oplog",
+	"enable_offload", "enable_kv_events", "kv_events_bind_endpoint", "kv_events_backend_id",
+	"offload_on_evict", "offload_force_evict", "offloading_queue_limit", "offload_cap_ratio",
+	"ha_backend_type", "ha_backend_connstring", "etcd_endpoints", "client_ttl", "rpc_thread_num",
+	"rpc_port", "rpc_address", "rpc_interface", "rpc_conn_timeout_seconds",
+	"rpc_enable_tcp_no_delay", "rpc protocol", "cluster_id", "root_fs_dir",
+	"global_file_segment_size", "memory_allocator", "enable_http_metadata_server",
+	"http_metadata_server_port", "http_metadata_server_host", "enable_metadata_cleanup_on_timeout",
+	"put_start_discard_timeout_sec", "put_start_release_timeout_sec", "max_total_finished_tasks",
+	"max_total_pending_tasks", "max_total_processing_tasks", "pending_task_timeout_sec",
+	"processing_task_timeout_sec", "enable_snapshot", "enable_snapshot_restore",
+	"snapshot_interval_seconds", "snapshot_backup_dir", "snapshot_object_store_type",
+	"snapshot_catalog_store_type", "snapshot_retention_count", "max_retry_attempts", "enable_cxl",
+	"cxl_path", "cxl_size", NULL
+};
+
+static void
+started_line(void)
+{
+	char line[8192], v[64];
+	long threads = atol(flag("rpc_thread_num")), ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n;
+	if (threads == 0)
+		threads = atol(flag("max_threads")) < ncpu ? atol(flag("max_threads")) : ncpu;
+	n = (size_t)snprintf(line, sizeof line, "Master service started on port %d, max_threads=%ld",
+	    S.rpc_port, threads);
+	for (int i = 0; started_keys[i] != NULL && n < sizeof line; i++) {
+		const char *k = started_keys[i], *val;
+		struct flag *f;
+		for (f = flags; f->name && strcmp(f->name, k) != 0; f++)
+			;
+		if (strcmp(k, "rpc protocol") == 0)
+			val = getenv("MC_RPC_PROTOCOL") && strcmp(getenv("MC_RPC_PROTOCOL"), "rdma") == 0 ?
+			    "rdma" : "tcp";
+		else if (strcmp(k, "rpc_thread_num") == 0)
+			val = (snprintf(v, sizeof v, "%ld", threads), v);
+		else if (strcmp(k, "rpc_port") == 0)
+			val = (snprintf(v, sizeof v, "%d", S.rpc_port), v);
+		else if (f->name != NULL && strcmp(f->type, "bool") == 0)
+			val = flag_bool(k) ? "1" : "0";
+		else if (f->name != NULL && strcmp(f->type, "double") == 0)
+			val = (snprintf(v, sizeof v, "%g", strtod(f->value, NULL)), v);
+		else
+			val = f->name != NULL ? f->value : "";
+		n += (size_t)snprintf(line + n, sizeof line - n, ", %s=%s", k, val);
+	}
+	glog('I', "master.cpp:1522", "%s", line);
 }
 
 int
@@ -722,9 +971,8 @@ main(int argc, char **argv)
 	S.rpc_port = atoi(flag("rpc_port"));
 	if (S.rpc_port == 0)
 		S.rpc_port = atoi(flag("port"));
-	if (S.rpc_port != 50051 && strcmp(flag("port"), "50051") != 0)
-		glog('W', "master.cpp:1490", "port is deprecated, use rpc_port instead");
 	S.rpc_addr = flag("rpc_address");
+	load_keys();
 	S.meta_on = flag_bool("enable_http_metadata_server");
 	S.meta_port = atoi(flag("http_metadata_server_port"));
 	S.meta_host = flag("http_metadata_server_host");
@@ -740,11 +988,17 @@ main(int argc, char **argv)
 	S.view_version = 1;
 
 	fprintf(stderr, "WARNING: Logging before InitGoogleLogging() is written to STDERR\n");
-	glog('I', "master.cpp:1522", "Master service started on port %d, max_threads=%s, "
-	    "enable_metric_reporting=%d, metrics_port=%d, metrics_host=%s, enable_ha=%d, "
-	    "rpc_port=%d, rpc_address=%s, enable_http_metadata_server=%d, http_metadata_server_port=%d, "
-	    "http_metadata_server_host=%s", S.rpc_port, flag("max_threads"), S.reporting, S.admin_port,
-	    S.admin_host, S.ha, S.rpc_port, S.rpc_addr, S.meta_on, S.meta_port, S.meta_host);
+	if (atoi(flag("max_threads")) != 16)
+		glog('W', "master.cpp:741", "max_threads is deprecated, use rpc_thread_num instead");
+	if (atoi(flag("port")) != 50051)
+		glog('W', "master.cpp:744", "port is deprecated, use rpc_port instead");
+	if (atoi(flag("rpc_thread_num")) > 0 && atoi(flag("max_threads")) != 16)
+		glog('W', "master.cpp:757", "Both rpc_thread_num and max_threads are set. Using "
+		    "rpc_thread_num=%s. Please migrate to use rpc_thread_num only.", flag("rpc_thread_num"));
+	if (atoi(flag("rpc_port")) > 0 && atoi(flag("port")) != 50051)
+		glog('W', "master.cpp:773", "Both rpc_port and port are set. Using rpc_port=%s. Please "
+		    "migrate to use rpc_port only.", flag("rpc_port"));
+	started_line();
 
 	S.base = event_base_new();
 	event_add(evsignal_new(S.base, SIGUSR1, control_cb, NULL), NULL);
