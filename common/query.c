@@ -44,26 +44,25 @@ query_has_control(const char *s, size_t n)
 	return 0;
 }
 
-static int
-unreserved(unsigned char ch)
+int
+query_forward(struct buf *b, const char *s, size_t n)
 {
-	return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
-	    ch == '-' || ch == '.' || ch == '_' || ch == '~' || ch == ',';
-}
-
-void
-query_encode(struct buf *b, const char *s, size_t n)
-{
-	static const char hex[] = "0123456789ABCDEF";
 	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		if (unreserved(ch))
-			buf_add(b, s + i, 1);
-		else {
-			char e[3] = { '%', hex[ch >> 4], hex[ch & 15] };
-			buf_add(b, e, 3);
-		}
+		unsigned char c = (unsigned char)s[i];
+		int hi, lo;
+		if (c < 0x20 || c == 0x7f)
+			return -1;
+		if (c != '%')
+			continue;
+		if (i + 2 >= n || (hi = hexval(s[i + 1])) < 0 || (lo = hexval(s[i + 2])) < 0)
+			return -1;
+		if (hi * 16 + lo < 0x20 || hi * 16 + lo == 0x7f)
+			return -1;
+		i += 2;
 	}
+	for (size_t i = 0; i < n; i++)
+		buf_add(b, s[i] == ' ' ? "+" : s + i, 1);
+	return 0;
 }
 
 long

@@ -3,8 +3,8 @@
 #include <stddef.h>
 #include "buf.h"
 
-/* The admin routes' query strings: decoded as the admin server receives them, re-encoded as they
- * are forwarded to the master. */
+/* The admin routes' query strings: forwarded to the master as the client sent them (the master
+ * matches /query_key's value undecoded), decoded only where the sidecar reads them itself. */
 
 /* Decode %XX in place like libmicrohttpd, but a decoded NUL and a malformed escape become DEL
  * (0x7f), so that query_has_control() rejects them instead of the string being silently cut or
@@ -12,8 +12,10 @@
 size_t	query_unescape(char *);
 /* Any control character (below 0x20, or DEL)? */
 int	query_has_control(const char *, size_t);
-/* Append s percent-encoded: everything but unreserved characters (and ',') becomes %XX. */
-void	query_encode(struct buf *, const char *, size_t);
+/* Append one key or value of a query as the client sent it: libmicrohttpd hands it over with each
+ * '+' made a space, which becomes '+' again. Returns -1, appending nothing, when it holds a control
+ * character, a malformed escape, or an escape of a control character. */
+int	query_forward(struct buf *, const char *, size_t);
 /* A query's millisecond value: digits only (else def), at most max. */
 long	query_ms(const char *, long def, long max);
 #endif

@@ -34,9 +34,13 @@
 #define PROXY_POOL		64		/* connections to the master's admin port */
 #define PROXY_MAX_BODY		(16 * 1024 * 1024)
 
+/* Every GET route of the master's admin API but /metrics (which the sidecar's own /metrics
+ * carries), forwarded with the query as the client sent it. */
 static const char *const proxied[] = {
-	"/health", "/role", "/leader", "/ha_status", "/metrics/summary", "/query_key",
-	"/batch_query_keys", "/get_all_segments", NULL
+	"/health", "/role", "/leader", "/ha_status", "/metrics/summary", "/kv_events/status",
+	"/query_key", "/batch_query_keys", "/get_all_keys", "/get_all_segments", "/get_segments_detail",
+	"/query_segment", "/api/v1/drain_jobs/query", "/api/v1/segments/status", "/api/v1/tenant_quotas",
+	NULL
 };
 
 struct request;
@@ -61,6 +65,7 @@ struct request {
 	struct admin		*a;
 	struct MHD_Connection	*conn;
 	const char		*route;
+	char			*path;		/* the request's path, decoded */
 	int			 code;
 	struct MHD_Response	*resp;		/* ready to queue after a resume */
 	struct httpc_req	*up;
@@ -259,22 +264,31 @@ struct query {
 	int		bad;
 };
 
-/* Re-encode every query argument; a decoded control character makes the request a 400. */
+/* Forward every query argument as it came, in its order; a control character, decoded or not,
+ * or a malformed escape makes the request a 400. */
 static enum MHD_Result
 query_arg(void *cls, enum MHD_ValueKind kind, const char *key, size_t klen, const char *val, size_t vlen)
 {
 	struct query *q = cls;
-	if (query_has_control(key, klen) || (val != NULL && query_has_control(val, vlen))) {
+	buf_puts(&q->b, q->b.len ? "&" : "?");
+	if (query_forward(&q->b, key, klen) != 0 ||
+	    (val != NULL && (buf_puts(&q->b, "="), query_forward(&q->b, val, vlen)) != 0)) {
 		q->bad = 1;
 		return MHD_NO;
 	}
-	buf_puts(&q->b, q->b.len ? "&" : "?");
-	query_encode(&q->b, key, klen);
-	if (val != NULL) {
-		buf_puts(&q->b, "=");
-		query_encode(&q->b, val, vlen);
-	}
 	return MHD_YES;
+}
+
+/* A query argument of the sidecar's own routes, decoded into buf ("" when absent or too long). */
+static const char *
+own_arg(struct request *r, const char *key, char *buf, size_t len)
+{
+	const char *v = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, key);
+	if (v == NULL || strlen(v) >= len)
+		return NULL;
+	memcpy(buf, v, strlen(v) + 1);
+	query_unescape(buf);
+	return buf;
 }
 
 static char *
@@ -486,9 +500,9 @@ route(struct request *r, const char *url)
 		return ret;
 	}
 	if (strcmp(url, "/endpoints") == 0) {
-		const char *since = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "since");
-		const char *tmo = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "timeout_ms");
-		char etag[32];
+		char etag[32], sbuf[64], tbuf[24];
+		const char *since = own_arg(r, "since", sbuf, sizeof sbuf);
+		const char *tmo = own_arg(r, "timeout_ms", tbuf, sizeof tbuf);
 		r->route = "/endpoints";
 		endpoints_etag(a, etag, sizeof etag);
 		if (since != NULL && strcmp(since, etag) == 0) {
@@ -566,7 +580,10 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 		te = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
 		if ((cl != NULL && strtol(cl, NULL, 10) != 0) || te != NULL)
 			return respond_error(r, MHD_HTTP_CONTENT_TOO_LARGE, "request bodies are not accepted");
-		if (query_has_control(url, strlen(url)))
+		/* libmicrohttpd leaves the path and query as they came (see unescape()) */
+		r->path = xstrdup(url);
+		query_unescape(r->path);
+		if (query_has_control(r->path, strlen(r->path)))
 			return respond_error(r, MHD_HTTP_BAD_REQUEST,
 			    "control character or malformed percent-encoding in the path");
 		return MHD_YES;
@@ -583,7 +600,7 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 	}
 	if (r->up != NULL || r->wait_ev != NULL)
 		return MHD_YES;
-	return route(r, url);
+	return route(r, r->path);
 }
 
 static void
@@ -600,14 +617,17 @@ completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_Reque
 	if (r->resp != NULL)
 		MHD_destroy_response(r->resp);
 	buf_free(&r->own);
+	free(r->path);
 	free(r);
 	*con_cls = NULL;
 }
 
+/* Leave the path and every query argument as the client sent them: the master reads some values
+ * undecoded (/query_key), so the proxy must forward the bytes it got. */
 static size_t
 unescape(void *cls, struct MHD_Connection *c, char *s)
 {
-	return query_unescape(s);
+	return strlen(s);
 }
 
 static void

@@ -3,7 +3,9 @@
 # 405/404/400/413, CR/LF injection, HEAD on proxied routes, /metrics through promtool, and 200
 # concurrent requests to a hung master while /livez, /status and /metrics keep answering.
 . "$(dirname "$0")/lib.sh"
-PROXIED="/health /role /leader /ha_status /metrics/summary /query_key?key=x /batch_query_keys?keys=k1,k2 /get_all_segments"
+PROXIED="/health /role /leader /ha_status /metrics/summary /kv_events/status /query_key?key=x
+/batch_query_keys?keys=k1,k2 /get_all_keys /get_all_segments /get_segments_detail /query_segment?segment=s
+/api/v1/drain_jobs/query?job_id=j /api/v1/segments/status?segment=s /api/v1/tenant_quotas"
 state_is() { adm /status | grep -q "\"state\": \"$1\""; }
 json_state() { grep -q "\"state\":\"$2\"" <<<"$1"; }
 
@@ -29,7 +31,7 @@ pass "starting: /livez ok, /readyz 503 with the reason, /metrics says not ready,
 kill_quiet "$SC_PID"
 
 # ready: the same status, content type and body as the master itself.
-up r '"liveness_failures": 1000'
+MC_STANDIN_KEYS='a:b/c=4096,k1=1024,p+q=8' up r '"liveness_failures": 1000'
 for p in $PROXIED; do
 	HS=$(curl -s -D - -o "$T/side.body" "http://127.0.0.1:$SIDE$p")
 	curl -s -D "$T/direct.hdr" -o "$T/direct.body" "http://127.0.0.1:$ADMIN$p"
@@ -40,10 +42,18 @@ for p in $PROXIED; do
 	grep -qi "^X-Mooncake-Sidecar-Upstream: 127.0.0.1:$ADMIN" <<<"$HS" || fail "$p: no upstream header"
 	grep -qi '^Cache-Control: no-store' <<<"$HS" || fail "$p: no Cache-Control"
 done
-pass "ready: 8 proxied routes pass status, content type and body through, with the upstream header"
-adm '/batch_query_keys?keys=k1,k2' | grep -q '"k1".*"k2"' || fail "query not forwarded"
-adm '/query_key?key=a%20b%2Fc&x' >/dev/null; [ "$(adm_code '/query_key?key=a%20b%2Fc&x')" = 404 ] || fail "encoded query"
-pass "query strings are re-encoded and forwarded"
+pass "ready: $(wc -w <<<"$PROXIED") proxied routes pass status, content type and body through, with the upstream header"
+# The master reads /query_key's value undecoded and the others' decoded: the query must reach it
+# byte for byte, '+' and escapes as the client wrote them.
+for q in '/query_key?key=a:b/c' '/query_key?key=a%3Ab%2Fc' '/query_key?key=p+q' '/query_key?x&key=k1&key=a:b/c' \
+    '/batch_query_keys?keys=a%3Ab%2Fc,k1,zz' '/batch_query_keys?keys=p%2Bq,p+q'; do
+	[ "$(adm "$q")" = "$(direct "$q")" ] && [ "$(adm_code "$q")" = "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$ADMIN$q")" ] ||
+	    fail "$q: $(adm "$q") vs $(direct "$q")"
+done
+adm '/query_key?key=a:b/c' | grep -q '"size_":4096' && [ "$(adm_code '/query_key?key=a%3Ab%2Fc')" = 404 ] &&
+    adm '/query_key?key=p+q' | grep -q '"size_":8' && adm '/batch_query_keys?keys=a%3Ab%2Fc,k1,zz' |
+    grep -q '"a:b/c":{"ok":true.*"k1":{"ok":true.*"zz":{"ok":false' || fail "stored keys not found through the sidecar"
+pass "queries reach the master as sent: /query_key?key=a:b/c finds the key, a%3Ab%2Fc does not, p+q does; batch decodes"
 for p in /health /role; do
 	H=$(curl -s -I "http://127.0.0.1:$SIDE$p")
 	[ "$(head -1 <<<"$H" | awk '{print $2}')" = 200 ] || fail "HEAD $p: $(head -1 <<<"$H")"
@@ -77,7 +87,7 @@ pass "/status has every field of the contract"
 grep -q "master: ready, pid $MP, 0 restarts" "$T/status.txt" || fail "--status text: $(cat "$T/status.txt")"
 pass "/readyz ready; --status prints the summary and exits 0"
 adm /metrics >"$T/metrics.txt"
-grep -q '^master_key_count 0$' "$T/metrics.txt" && grep -q '^mooncake_sidecar_master_ready 1$' "$T/metrics.txt" ||
+grep -q '^master_key_count 3$' "$T/metrics.txt" && grep -q '^mooncake_sidecar_master_ready 1$' "$T/metrics.txt" ||
     fail "metrics lack the master's or the sidecar's families"
 grep -q '^mooncake_sidecar_operations_total{operation="probe_admin",status="ok"} [1-9]' "$T/metrics.txt" &&
     grep -q '^mooncake_sidecar_operations_total{operation="proxy",status="ok"} [1-9]' "$T/metrics.txt" &&
