@@ -22,9 +22,54 @@ read -r _ _ _ PPID_ PGID SID _ < <(sed 's/^.*) //' /proc/"$MP"/stat | awk '{prin
 [ "$PPID_" = "$SC_PID" ] || fail "master parent is $PPID_, not the sidecar $SC_PID"
 [ "$PGID" = "$MP" ] && [ "$SID" = "$MP" ] || fail "master pgid/sid $PGID/$SID, not its own"
 pass "master is the sidecar's child, leads its own session and process group"
-FDS=$(ls /proc/"$MP"/fd | wc -l)
-[ "$FDS" -le 12 ] || fail "master inherited fds: $(ls -l /proc/"$MP"/fd)"
-pass "master holds only its own fds ($FDS)"
+# The exact descriptor set: the same as the stand-in's own when a shell starts it with nothing but
+# stdin from /dev/null and stdout and stderr on one pipe (kinds, by number; inode numbers masked).
+# A TCP socket is named by what it is: listening on the RPC, metadata or admin port, or connected
+# to one of them from a process of this test (the sidecar's probes keep theirs open).
+fdset() {
+	python3 - "$@" <<'PY'
+import os, sys
+pid, names = sys.argv[1], dict(zip(map(int, sys.argv[3::2]), sys.argv[2::2]))
+socks = {}
+for t in ("/proc/net/tcp", "/proc/net/tcp6"):
+    try:
+        for line in open(t).readlines()[1:]:
+            f = line.split()
+            lport, rport = int(f[1].rsplit(":", 1)[1], 16), int(f[2].rsplit(":", 1)[1], 16)
+            socks[f[9]] = ("listening on " if f[3] == "0A" else "accepted on ") + names.get(lport, "another port")
+    except OSError:
+        pass
+for fd in sorted(os.listdir(f"/proc/{pid}/fd"), key=int):
+    l = os.readlink(f"/proc/{pid}/fd/{fd}")
+    kind = l.split(":[")[0]
+    if kind == "socket":
+        kind += " " + socks.get(l[8:-1], "(not TCP)")
+    print(fd, kind)
+PY
+}
+wait_for 5 curl -sf -o /dev/null "http://127.0.0.1:$ADMIN/health" || fail "master admin not up"
+SIDE_PIPE=$(readlink /proc/"$MP"/fd/1)
+[ "$(readlink /proc/"$MP"/fd/2)" = "$SIDE_PIPE" ] && ls -l /proc/"$SC_PID"/fd | grep -qF "$SIDE_PIPE" ||
+    fail "the master's stdout and stderr are not one pipe the sidecar reads: $(ls -l /proc/"$MP"/fd)"
+read -r BR BM BA <<<"$("$TESTKIT" freeports 3 | tr '\n' ' ')"
+python3 -c 'import subprocess, sys
+p = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, close_fds=True)
+print(p.pid, flush=True)
+p.stdout.read()' "$STANDIN" --rpc_port="$BR" --enable_http_metadata_server=true --http_metadata_server_port="$BM" \
+    --enable_metric_reporting=true --metrics_port="$BA" --rpc_address=127.0.0.1 --metrics_host=127.0.0.1 >"$T/baseline.pid" &
+STARTED+=($!)
+wait_for 5 curl -sf -o /dev/null "http://127.0.0.1:$BA/health" || fail "baseline stand-in not up"
+BP=$(cat "$T/baseline.pid")
+[ -n "$BP" ] && STARTED+=($BP) || fail "no baseline pid"
+# (by kind: a connection the probes made may take a lower number than a later listening socket)
+kinds() { fdset "$@" | grep -v ' accepted on ' | awk '{ if ($1 > 2) $1 = "n"; print }' | sort; }
+kinds "$MP" rpc "$RPC" metadata "$META" admin "$ADMIN" >"$T/fds.master"
+kinds "$BP" rpc "$BR" metadata "$BM" admin "$BA" >"$T/fds.alone"
+fdset "$MP" rpc "$RPC" metadata "$META" admin "$ADMIN" | grep -v ' accepted on \(admin\|metadata\|rpc\)$' |
+    awk '{ if ($1 > 2) $1 = "n"; print }' | sort | cmp -s - "$T/fds.master" || fail "the master holds a socket accepted on no port of its own: $(fdset "$MP" rpc "$RPC" metadata "$META" admin "$ADMIN")"
+cmp -s "$T/fds.master" "$T/fds.alone" || fail "the master's fds differ from the stand-in's own set:
+$(diff "$T/fds.alone" "$T/fds.master")"
+pass "master holds exactly the fds it opens itself, besides connections the probes made: $(cut -d' ' -f2- "$T/fds.master" | sort | uniq -c | awk '{n = $1; $1 = ""; printf "%s%s x%s", (NR > 1 ? "," : ""), $0, n}')"
 [ "$(readlink /proc/"$MP"/fd/0)" = /dev/null ] || fail "stdin is not /dev/null"
 wait_for 5 grep_q "$T/a/mooncake_master.log" "Master admin server started on port $ADMIN" ||
     fail "master log lacks the admin line"
