@@ -42,6 +42,8 @@ struct endpoints {
 	char			*json;		/* what /endpoints serves */
 	char			*json_not_ready;	/* the same generation, not ready (a partial write) */
 	double			 written_at;
+	unsigned		 disk_gen;	/* what endpoints.json on disk says */
+	int			 disk_ready;
 	int			 dirty;		/* the disk does not say what memory says yet */
 	char			 error[600];	/* why not */
 	char			 addr[URL_HOST_MAX];	/* of the last ready publish */
@@ -191,7 +193,10 @@ write_one(const char *path, const char *text, int flags, char *err, size_t errle
 
 /* Bring the disk to what memory says: when ready, the store config and env first, then
  * endpoints.json last, so that a ready endpoints.json means the others of its generation are in
- * place; when one of them fails, endpoints.json says not ready instead. */
+ * place; when one of them fails, endpoints.json says not ready instead. When a ready generation
+ * follows another ready one (an HA leader moved), endpoints.json first says the new generation is
+ * not ready yet: a reader that reads it, then the others, then it again, and sees the same ready
+ * generation twice, has read files of that one generation (README, "Reading the files"). */
 static int
 flush(struct endpoints *e)
 {
@@ -202,6 +207,12 @@ flush(struct endpoints *e)
 
 	if (mkdir_p(c->job.run_dir, 0755, err, sizeof err) != 0)
 		rc = -1;
+	if (rc == 0 && e->ready && e->disk_ready && e->disk_gen != e->generation &&
+	    e->json_not_ready != NULL) {
+		rc = write_one(e->json_path, e->json_not_ready, ATOMIC_FSYNC, err, sizeof err);
+		if (rc == 0)
+			e->disk_ready = 0;
+	}
 	if (rc == 0 && e->ready) {
 		struct kvlist env = { 0 };
 		struct buf b = { 0 };
@@ -223,13 +234,18 @@ flush(struct endpoints *e)
 			if (write_one(e->json_path, e->json_not_ready, ATOMIC_FSYNC, err2, sizeof err2) != 0)
 				unlink(e->json_path);	/* no file rather than a stale ready one */
 			fsync_dir(e->json_path);
+			e->disk_ready = 0;
 		}
 	}
-	if (rc == 0 && (rc = write_one(e->json_path, e->json, ATOMIC_FSYNC, err, sizeof err)) == 0)
+	if (rc == 0 && (rc = write_one(e->json_path, e->json, ATOMIC_FSYNC, err, sizeof err)) == 0) {
 		fsync_dir(e->json_path);
-	else if (rc != 0 && !e->ready && unlink(e->json_path) == 0)
+		e->disk_gen = e->generation;
+		e->disk_ready = e->ready;
+	} else if (rc != 0 && !e->ready && unlink(e->json_path) == 0) {
 		/* Out of space or descriptors: an unlink needs neither, and no file says ready. */
 		fsync_dir(e->json_path);
+		e->disk_ready = 0;
+	}
 	metrics_observe(OP_WRITE_ENDPOINTS, rc ? ST_ERROR : ST_OK, mono_now() - t0);
 	if (rc != 0) {
 		struct timeval tv;

@@ -46,4 +46,23 @@ grep -q "\"generation\": $((GA + 1))," "$T/a/endpoints.json" && grep -q "\"gener
 pass "each switch is a new generation; neither master was restarted"
 curl -s "http://127.0.0.1:$SIDE/role" | grep -qx leader || fail "B /role through its sidecar"
 pass "B's sidecar proxies /role: leader"
+
+# A reader on A's files while the leader moves between A and B (another address every generation):
+# no read that saw one generation from start to end mixes files of two.
+"$TESTKIT" read-endpoints "$T/a" 1000000 >"$T/reader.out" &
+RP=$!
+FLIPS=0
+while [ $FLIPS -lt 12 ]; do
+	if [ $((FLIPS % 2)) -eq 0 ]; then L=a F=b LR=$RPC_A; else L=b F=a LR=$RPC_B; fi
+	echo 'role=leader' >"$T/control-$L"
+	printf 'role=standby\nleader=127.0.0.1:%s\n' "$LR" >"$T/control-$F"
+	kill -USR1 "$MP_A" "$MP_B"
+	wait_for 5 points a "$LR" || fail "flip $FLIPS: A's files did not switch to $LR: $(cat "$T/a/endpoints.json")"
+	FLIPS=$((FLIPS + 1))
+done
+kill -TERM "$RP"; wait "$RP"
+read -r _ READS _ PARTIAL _ READY _ GENS _ BACK _ _ _ TORN _ MIXED _ LAST <"$T/reader.out"
+[ "$PARTIAL" -eq 0 ] && [ "$BACK" -eq 0 ] && [ "$MIXED" -eq 0 ] && [ "$GENS" -ge 6 ] ||
+    fail "reader during $FLIPS leader moves: $(cat "$T/reader.out")"
+pass "$READS reads of A's files while the leader moved $FLIPS times (RPC $RPC_A <-> $RPC_B): none partial, none mixing two generations ($TORN torn by a publish and read again), $GENS generations seen"
 finish

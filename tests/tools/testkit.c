@@ -9,8 +9,9 @@
  *   testkit kill SIG PID           send SIG to PID and print CLOCK_MONOTONIC (ns) taken just before
  *   testkit flood PORT PATH N MS   N concurrent GETs to 127.0.0.1:PORT; after at most MS ms print
  *                                  "CODE COUNT" per status and "unanswered COUNT"
- *   testkit read-endpoints DIR N   parse DIR's endpoints.json, mooncake.env and
- *                                  mooncake_store_config.json N times; print what it saw
+ *   testkit read-endpoints DIR N   read DIR's endpoints.json, mooncake.env and
+ *                                  mooncake_store_config.json N times (or until SIGTERM) as a worker
+ *                                  should; print what it saw
  *   testkit conns PORT N MODE SEC [SRC,...]
  *                                  hold N connections to 127.0.0.1:PORT for SEC seconds: MODE "idle"
  *                                  sends nothing, "slow" sends a request line then a header byte a
@@ -241,52 +242,105 @@ gone_since(long pid, long long now, long *last_pid, long long *since)
 	return now - *since;
 }
 
-/* Every read must parse whole; generation never goes back; a ready:true file naming a master that
- * is gone is stale, and how long such staleness lasts is reported. */
+/* endpoints.json's generation (or -1), whether it says ready, master.pid, and master.rpc into rpc. */
+static long long
+json_gen(const char *path, int *ready, long *pid, char *rpc, size_t len)
+{
+	json_error_t je;
+	json_t *j = json_load_file(path, 0, &je);
+	const char *r;
+	long long g;
+	if (j == NULL)
+		return -1;
+	g = json_integer_value(json_object_get(j, "generation"));
+	*ready = json_is_true(json_object_get(j, "ready"));
+	*pid = (long)json_integer_value(json_object_get(json_object_get(j, "master"), "pid"));
+	r = json_string_value(json_object_get(json_object_get(j, "master"), "rpc"));
+	snprintf(rpc, len, "%s", r ? r : "");
+	json_decref(j);
+	return g;
+}
+
+/* Read the files as a worker should: endpoints.json, then the env file and the store config, then
+ * endpoints.json again. Every file must parse whole and the generation never go back. When the
+ * generation did not change meanwhile and it says ready, the three must be of that generation (the
+ * env file's first line names it) and name the same master; a generation that changed meanwhile
+ * is a torn read, to be read again (counted). A ready:true file naming a master that is gone is
+ * stale, and how long such staleness lasts is reported. SIGTERM ends the reads early. */
+static volatile sig_atomic_t stop_reads;
+
+static void
+on_term(int sig)
+{
+	stop_reads = 1;
+}
+
 static int
 read_endpoints(const char *dir, int n)
 {
+	int i;
 	char p_json[512], p_env[512], p_store[512];
 	long long max_stale = 0, since = 0, gen = 0;
-	long last_pid = 0, bad = 0, ready = 0, backwards = 0, gens = 0;
+	long last_pid = 0, bad = 0, ready = 0, backwards = 0, gens = 0, torn = 0, mixed = 0;
 	snprintf(p_json, sizeof p_json, "%s/endpoints.json", dir);
 	snprintf(p_env, sizeof p_env, "%s/mooncake.env", dir);
 	snprintf(p_store, sizeof p_store, "%s/mooncake_store_config.json", dir);
-	for (int i = 0; i < n; i++) {
+	signal(SIGTERM, on_term);
+	for (i = 0; i < n && !stop_reads; i++) {
 		json_error_t je;
-		json_t *j = json_load_file(p_json, 0, &je), *st = json_load_file(p_store, 0, &je);
+		char rpc[256], rpc2[256], env_master[256] = "", line[512];
+		int rdy = 0, rdy2 = 0, env_ok = 0;
+		long pid = 0, pid2;
+		long long g = json_gen(p_json, &rdy, &pid, rpc, sizeof rpc), g2, env_gen = -1;
+		json_t *st = json_load_file(p_store, 0, &je);
 		FILE *f = fopen(p_env, "r");
-		char line[512];
-		int env_ok = 0;
+		const char *store_addr = st ? json_string_value(json_object_get(st, "master_server_address")) : NULL;
 		if (f != NULL) {
-			while (fgets(line, sizeof line, f) != NULL)
-				env_ok |= strncmp(line, "MOONCAKE_MASTER=\"", 17) == 0 && strchr(line + 17, '"') != NULL;
+			while (fgets(line, sizeof line, f) != NULL) {
+				char *gp = strstr(line, ", generation ");
+				if (line[0] == '#' && gp != NULL)
+					env_gen = atoll(gp + 13);
+				if (strncmp(line, "MOONCAKE_MASTER=\"", 17) == 0 && strchr(line + 17, '"') != NULL) {
+					env_ok = 1;
+					snprintf(env_master, sizeof env_master, "%.*s",
+					    (int)(strchr(line + 17, '"') - (line + 17)), line + 17);
+				}
+			}
 			fclose(f);
 		}
-		if (j == NULL || st == NULL || !env_ok ||
-		    json_string_value(json_object_get(st, "master_server_address")) == NULL) {
+		g2 = json_gen(p_json, &rdy2, &pid2, rpc2, sizeof rpc2);
+		if (g < 0 || g2 < 0 || st == NULL || !env_ok || env_gen < 0 || store_addr == NULL) {
 			bad++;
 		} else {
-			long long g = json_integer_value(json_object_get(j, "generation"));
-			if (g < gen)
+			if (g < gen || g2 < g)
 				backwards++;
 			if (g != gen)
 				gens++;
-			gen = g;
-			if (json_is_true(json_object_get(j, "ready"))) {
-				long pid = (long)json_integer_value(json_object_get(json_object_get(j, "master"), "pid"));
-				long long st_ns = gone_since(pid, now_ns(), &last_pid, &since);
+			gen = g2;
+			if (g != g2)
+				torn++;
+			else if (rdy && (env_gen != g || strcmp(env_master, rpc) != 0 ||
+			    strcmp(store_addr, rpc) != 0)) {
+				if (mixed++ == 0)
+					fprintf(stderr, "mixed: endpoints.json generation %lld rpc %s, env "
+					    "generation %lld MOONCAKE_MASTER %s, store %s\n", g, rpc, env_gen,
+					    env_master, store_addr);
+			}
+			if (rdy) {
+				if (pid > 0) {
+					long long st_ns = gone_since(pid, now_ns(), &last_pid, &since);
+					if (st_ns > max_stale)
+						max_stale = st_ns;
+				}
 				ready++;
-				if (st_ns > max_stale)
-					max_stale = st_ns;
 			} else
 				last_pid = 0;
 		}
-		json_decref(j);
 		json_decref(st);
 	}
-	printf("reads %d partial %ld ready %ld generations %ld backwards %ld max_stale_ms %.3f last_generation %lld\n",
-	    n, bad, ready, gens, backwards, (double)max_stale / 1e6, gen);
+	printf("reads %d partial %ld ready %ld generations %ld backwards %ld max_stale_ms %.3f torn %ld "
+	    "mixed %ld last_generation %lld\n", i, bad, ready, gens, backwards, (double)max_stale / 1e6,
+	    torn, mixed, gen);
 	return 0;
 }
 
