@@ -108,13 +108,25 @@ pass "each worker: its node, CUDA_VISIBLE_DEVICES (0/1 per node), DP rank, rpc p
 curl -s "http://127.0.0.1:$SIDE2/status" | grep -q '"state": "remote"' || fail "n2's sidecar does not follow n1"
 pass "n2's sidecar follows n1's master"
 
-scancel --signal=TERM "$JOB"
-scancel "$JOB"
+# The graceful path first: SIGTERM to the step's tasks (the two sidecars) and nothing else; each
+# stops its workers and n1's its master, which shuts down by itself, and the step ends with 0.
 WPIDS=$(cat "$T"/workers/worker-*.pid)
+MPID=$(cat "$T/run/n1/mooncake_master.pid")
 gone() {
-	for p in $WPIDS; do alive "$p" && return 1; done
+	for p in $WPIDS $MPID; do alive "$p" && return 1; done
 	! pgrep -f -- "--rpc_port=$RPC " >/dev/null && ! pgrep -f -- "$T/job.json" >/dev/null
 }
-wait_for 30 gone || fail "left running after scancel: $(pgrep -af -- "$T" | head)"
-pass "scancel: sidecars, master and workers all gone"
+scancel --signal=TERM "$JOB"
+wait_for 30 gone || fail "left running after scancel --signal=TERM: $(pgrep -af -- "$T" | head)"
+wait "$SRUN"; RC=$?
+[ "$RC" -eq 0 ] || fail "the step ended with $RC: $(tail -20 "$T/srun.out")"
+grep -q 'Shutdown signal received, exiting gracefully' "$T/run/n1/mooncake_master.log" ||
+    fail "the master was not stopped gracefully: $(tail -5 "$T/run/n1/mooncake_master.log")"
+grep -q "mooncake_master: pid $MPID exited with code 0" "$T/srun.out" ||
+    fail "n1's sidecar did not see the master exit 0: $(grep mooncake_master "$T/srun.out" | tail -5)"
+squeue -h -j "$JOB" -o %T 2>/dev/null | grep -q RUNNING || fail "the allocation ended with the step"
+pass "scancel --signal=TERM: the master shut down gracefully and exited 0, workers and sidecars gone, the step exited 0, the allocation kept"
+scancel "$JOB"
+wait_for 30 is "" squeue -h -j "$JOB" -o %T || fail "the allocation did not end: $(squeue -j "$JOB" 2>&1)"
+pass "scancel: the allocation ends"
 finish
