@@ -6,7 +6,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 bash scripts/deps.sh
-build=$top/build-demo
+build=${DEMO_BUILD_DIR:-$top/build-demo}
 echo "building in $build ..."
 bash scripts/build.sh "$build"
 if command -v mooncake_master >/dev/null 2>&1; then
