@@ -491,29 +491,12 @@ expand_json(json_t *j, const char *path, struct strv *errs)
 static void
 parse_store_config(json_t *j, const char *path, void *dst, struct strv *errs)
 {
-	static const char *const size_keys[] = { "global_segment_size", "local_buffer_size", NULL };
 	json_t *out;
 	if (!json_is_object(j)) {
 		strv_pushf(errs, "%s: must be an object, got %s", path, json_kind(j));
 		return;
 	}
 	out = expand_json(j, path, errs);
-	for (int i = 0; size_keys[i] != NULL; i++) {
-		json_t *v = json_object_get(out, size_keys[i]);
-		char err[256];
-		uint64_t n;
-		if (v == NULL)
-			continue;
-		if (json_is_integer(v) && json_integer_value(v) >= 0)
-			continue;
-		if (json_is_string(v) && size_parse(json_string_value(v), &n, err, sizeof err) == 0)
-			continue;
-		if (json_is_string(v))
-			strv_pushf(errs, "%s.%s: %s", path, size_keys[i], err);
-		else
-			strv_pushf(errs, "%s.%s: must be a byte count or a size string like \"4GB\", got %s",
-			    path, size_keys[i], json_kind(v));
-	}
 	json_decref(*(json_t **)dst);
 	*(json_t **)dst = out;
 }
@@ -618,6 +601,65 @@ check_ports(struct cfg *c, struct strv *errs)
 				    p[k].name);
 }
 
+/* A store size as vLLM reads it (a JSON integer or a size string); -1 when absent or not one. */
+static int
+vllm_size(json_t *v, const char *key, uint64_t *n, struct strv *errs)
+{
+	char err[300];
+	if (v == NULL)
+		return -1;
+	if (json_is_integer(v) && json_integer_value(v) >= 0) {
+		*n = (uint64_t)json_integer_value(v);
+		return 0;
+	}
+	if (json_is_string(v) && size_parse_vllm(json_string_value(v), n, err, sizeof err) == 0)
+		return 0;
+	if (json_is_string(v))
+		strv_pushf(errs, "endpoints.store_config.%s: %s", key, err);
+	else
+		strv_pushf(errs, "endpoints.store_config.%s: vLLM reads a byte count (a non-negative JSON "
+		    "integer) or a size string like \"4GB\", got %s", key, json_kind(v));
+	return -2;
+}
+
+/* The sizes by the rules of the program that reads them: the store config JSON by vLLM's
+ * MooncakeStoreConfig (local_buffer_size > 0; global_segment_size > 0 in mode "embedded", the
+ * default, and 0 in "standalone-store", the only other mode); MOONCAKE_GLOBAL_SEGMENT_SIZE in
+ * endpoints.env by SGLang's parser. */
+static void
+check_sizes(struct cfg *c, struct strv *errs)
+{
+	const char *seg = kvlist_get(&c->endpoints.env, "MOONCAKE_GLOBAL_SEGMENT_SIZE");
+	char err[300];
+	uint64_t n;
+	if (strcmp(c->endpoints.flavor, "vllm") == 0) {
+		json_t *sc = c->endpoints.store_config, *m = json_object_get(sc, "mode");
+		const char *mode = json_is_string(m) ? json_string_value(m) : "embedded";
+		int rc;
+		if (m != NULL && (!json_is_string(m) || (strcmp(mode, "embedded") != 0 &&
+		    strcmp(mode, "standalone-store") != 0))) {
+			strv_pushf(errs, "endpoints.store_config.mode: vLLM knows \"embedded\" (the default) "
+			    "and \"standalone-store\", got %s%s%s", json_is_string(m) ? "\"" : "",
+			    json_is_string(m) ? mode : json_kind(m), json_is_string(m) ? "\"" : "");
+			mode = "embedded";
+		}
+		if (vllm_size(json_object_get(sc, "local_buffer_size"), "local_buffer_size", &n, errs) == 0 &&
+		    n == 0)
+			strv_pushf(errs, "endpoints.store_config.local_buffer_size: vLLM requires it above 0");
+		rc = vllm_size(json_object_get(sc, "global_segment_size"), "global_segment_size", &n, errs);
+		if (strcmp(mode, "embedded") == 0 && rc == 0 && n == 0)
+			strv_pushf(errs, "endpoints.store_config.global_segment_size: vLLM requires it above 0 "
+			    "in mode \"embedded\" (each worker lends that much memory to the store); for "
+			    "workers that lend none, set \"mode\": \"standalone-store\"");
+		else if (strcmp(mode, "standalone-store") == 0 && !(rc == 0 && n == 0) && rc != -2)
+			strv_pushf(errs, "endpoints.store_config.global_segment_size: vLLM requires 0 in mode "
+			    "\"standalone-store\"%s", rc == -1 ? " (absent, it defaults to 128 MiB)" : "");
+	}
+	if (seg != NULL && strcmp(c->endpoints.flavor, "sglang") == 0 &&
+	    size_parse_sglang(seg, &n, err, sizeof err) != 0)
+		strv_pushf(errs, "endpoints.env.MOONCAKE_GLOBAL_SEGMENT_SIZE: %s", err);
+}
+
 static void
 check_restart(const struct restart_cfg *r, const char *path, struct strv *errs)
 {
@@ -640,6 +682,7 @@ resolve(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
 		strv_pushf(errs, "admin.listen: must be ADDRESS:PORT with a numeric IPv4 or [IPv6] "
 		    "address and a port 1..65535, got \"%s\"", c->admin.listen);
 	check_ports(c, errs);
+	check_sizes(c, errs);
 	check_restart(&c->master.restart, "master.restart", errs);
 	check_restart(&c->workers.restart, "workers.restart", errs);
 

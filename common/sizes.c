@@ -7,19 +7,16 @@
 #include "sizes.h"
 #include "xalloc.h"
 
-static const struct {
-	const char	*suffix;
-	double		 mult;
-} suffixes[] = {
-	{ "kb", 1024.0 }, { "mb", 1048576.0 }, { "gb", 1073741824.0 }, { "tb", 1099511627776.0 },
-	{ "k", 1024.0 }, { "m", 1048576.0 }, { "g", 1073741824.0 }, { "t", 1099511627776.0 },
-	{ "b", 1.0 },
-};
-
+/* Python's str.strip() and str.lower() for ASCII. */
 static char *
-strip(char *s)
+clean(const char *in, char **buf)
 {
+	char *s;
 	size_t n;
+	*buf = xstrdup(in);
+	for (s = *buf; *s; s++)
+		*s = (char)tolower((unsigned char)*s);
+	s = *buf;
 	while (isspace((unsigned char)*s))
 		s++;
 	n = strlen(s);
@@ -28,48 +25,71 @@ strip(char *s)
 	return s;
 }
 
-int
-size_parse(const char *in, uint64_t *out, char *err, size_t errlen)
+static int
+store(double v, uint64_t *out, const char *in, char *err, size_t errlen)
 {
-	char *buf = xstrdup(in), *s, *end;
-	double mult = 1.0, v;
-	int rc = -1;
-
-	for (s = buf; *s; s++)
-		*s = (char)tolower((unsigned char)*s);
-	s = strip(buf);
-	for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
-		size_t n = strlen(s), k = strlen(suffixes[i].suffix);
-		if (n >= k && strcmp(s + n - k, suffixes[i].suffix) == 0) {
-			s[n - k] = '\0';
-			mult = suffixes[i].mult;
-			s = strip(s);
-			break;
-		}
-	}
-	/* strtod also takes hex, "inf" and "nan"; Mooncake's float() parser rejects the first and
-	 * cannot turn the others into a byte count. */
-	if (*s == '\0' || strpbrk(s, "xX") != NULL) {
-		snprintf(err, errlen, "invalid size \"%s\"", in);
-		goto out;
-	}
-	v = strtod(s, &end);
-	if (*end != '\0' || !isfinite(v)) {
-		snprintf(err, errlen, "invalid size \"%s\"", in);
-		goto out;
-	}
-	if (v < 0) {
-		snprintf(err, errlen, "size \"%s\" is negative", in);
-		goto out;
-	}
-	v *= mult;
 	if (v >= 18446744073709551616.0) {
 		snprintf(err, errlen, "size \"%s\" is too large", in);
-		goto out;
+		return -1;
 	}
 	*out = (uint64_t)v;
-	rc = 0;
-out:
+	return 0;
+}
+
+int
+size_parse_vllm(const char *in, uint64_t *out, char *err, size_t errlen)
+{
+	static const struct { const char *unit; double mult; } units[] = {
+		{ "gb", 1073741824.0 }, { "mb", 1048576.0 }, { "kb", 1024.0 }, { "b", 1.0 },
+	};
+	char *buf, *s = clean(in, &buf), *num, *end;
+	double mult = 1.0, v;
+	size_t n = 0;
+	int rc = -1;
+
+	while (isdigit((unsigned char)s[n]) || s[n] == '.')
+		n++;
+	num = xstrndup(s, n);
+	s += n;
+	while (isspace((unsigned char)*s))
+		s++;
+	for (size_t i = 0; *s && i < sizeof units / sizeof units[0]; i++)
+		if (strcmp(s, units[i].unit) == 0) {
+			mult = units[i].mult;
+			s += strlen(s);
+		}
+	/* [\d.]+ then float(): "1.2.3" and "." match the pattern and fail in float() */
+	v = n > 0 ? strtod(num, &end) : 0;
+	if (n == 0 || *s != '\0' || *end != '\0' || !isfinite(v))
+		snprintf(err, errlen, "\"%s\" is not a size vLLM reads: a byte count (a JSON integer) or "
+		    "a string of digits and '.' with an optional unit gb, mb, kb or b (any case, "
+		    "1024-based), like \"4GB\", \"512 mb\" or \"1.5gb\"", in);
+	else
+		rc = store(v * mult, out, in, err, errlen);
+	free(num);
+	free(buf);
+	return rc;
+}
+
+int
+size_parse_sglang(const char *in, uint64_t *out, char *err, size_t errlen)
+{
+	char *buf, *s = clean(in, &buf);
+	size_t n = strlen(s);
+	double mult = 1.0;
+	int rc = -1;
+
+	if (n >= 2 && strcmp(s + n - 2, "gb") == 0) {
+		mult = 1073741824.0;
+		s[n -= 2] = '\0';
+		while (n > 0 && isspace((unsigned char)s[n - 1]))
+			s[--n] = '\0';
+	}
+	if (n == 0 || strspn(s, "0123456789") != n)
+		snprintf(err, errlen, "\"%s\" is not a size SGLang reads: an integer byte count, or an "
+		    "integer followed by gb (GiB), like \"4294967296\" or \"4gb\"", in);
+	else
+		rc = store(strtod(s, NULL) * mult, out, in, err, errlen);
 	free(buf);
 	return rc;
 }

@@ -3,7 +3,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Parse a size the way Mooncake's client does: lower-cased and stripped, suffix matched in the order
- * kb mb gb tb k m g t b (all binary), the number may be fractional. Returns 0, or -1 with err filled. */
-int	size_parse(const char *, uint64_t *, char *, size_t);
+/* Sizes as the programs that read them parse them; each returns 0, or -1 with err naming the forms
+ * that program accepts.
+ *
+ * vLLM's MooncakeStoreConfig (the store config JSON, vllm flavor): a string stripped and lower-cased,
+ * then ^\s*([\d.]+)\s*(gb|mb|kb|b)?\s*$ with the number read by Python's float() (binary units).
+ * A JSON integer is taken as it is; the caller checks that. */
+int	size_parse_vllm(const char *, uint64_t *, char *, size_t);
+/* SGLang's _parse_global_segment_size (MOONCAKE_GLOBAL_SEGMENT_SIZE, sglang flavor): stripped and
+ * lower-cased, an integer, or an integer followed by "gb" (GiB). */
+int	size_parse_sglang(const char *, uint64_t *, char *, size_t);
 #endif

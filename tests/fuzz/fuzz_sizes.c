@@ -1,4 +1,5 @@
-/* Size strings: no crash; a parsed size of a string without a fraction point is whole. */
+/* Size strings, both readers' rules: no crash; what SGLang's rule takes, vLLM's takes too, as the
+ * same byte count (an integer, or an integer of GiB). */
 #include "config.h"
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,11 +11,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
-	char *text = malloc(len + 1), err[256];
-	uint64_t n;
+	char *text = malloc(len + 1), err[512];
+	uint64_t a, b;
 	memcpy(text, data, len);
 	text[len] = '\0';
-	size_parse(text, &n, err, sizeof err);
+	if (size_parse_sglang(text, &a, err, sizeof err) == 0 && a < (1ULL << 53) &&
+	    (size_parse_vllm(text, &b, err, sizeof err) != 0 || a != b))
+		abort();
+	size_parse_vllm(text, &b, err, sizeof err);
 	free(text);
 	return 0;
 }

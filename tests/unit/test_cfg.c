@@ -10,6 +10,13 @@ static const struct {
 	const char	*json;
 	const char	*error;
 } bad[] = {
+#define SC(k, v) "{\"endpoints\":{\"store_config\":{\"" k "\":" v "}}}"
+#define SCE(k, v) "endpoints.store_config." k ": \"" v "\""
+#define VLLM_FORMS " is not a size vLLM reads: a byte count (a JSON integer) or a string of digits " \
+	"and '.' with an optional unit gb, mb, kb or b (any case, 1024-based), like \"4GB\", \"512 mb\" " \
+	"or \"1.5gb\""
+#define SGLANG_FORMS " is not a size SGLang reads: an integer byte count, or an integer followed by " \
+	"gb (GiB), like \"4294967296\" or \"4gb\""
 	{ "[]", "configuration: must be an object, got an array" },
 	{ "{\"bogus\":1}", "bogus: unknown key" },
 	{ "{\"master\":{\"rpc_port\":70000}}", "master.rpc_port: must be 1..65535, got 70000" },
@@ -71,13 +78,32 @@ static const struct {
 	{ "{\"job\":{\"gpus_per_node\":2000}}", "job.gpus_per_node: must be 0..1024, got 2000" },
 	{ "{\"endpoints\":{\"flavor\":\"trtllm\"}}",
 	  "endpoints.flavor: must be one of vllm, sglang, got \"trtllm\"" },
-	{ "{\"endpoints\":{\"store_config\":{\"global_segment_size\":\"4GBB\"}}}",
-	  "endpoints.store_config.global_segment_size: invalid size \"4GBB\"" },
-	{ "{\"endpoints\":{\"store_config\":{\"local_buffer_size\":1.5}}}",
-	  "endpoints.store_config.local_buffer_size: must be a byte count or a size string like \"4GB\", "
-	  "got a number with a fraction" },
-	{ "{\"endpoints\":{\"store_config\":{\"local_buffer_size\":\"-1GB\"}}}",
-	  "endpoints.store_config.local_buffer_size: size \"-1GB\" is negative" },
+	/* sizes by vLLM's rules (MooncakeStoreConfig) for the store config, SGLang's for its env */
+	{ SC("global_segment_size", "\"4GBB\""), SCE("global_segment_size", "4GBB") VLLM_FORMS },
+	{ SC("global_segment_size", "\"1.5g\""), SCE("global_segment_size", "1.5g") VLLM_FORMS },
+	{ SC("global_segment_size", "\"4g\""), SCE("global_segment_size", "4g") VLLM_FORMS },
+	{ SC("global_segment_size", "\"512m\""), SCE("global_segment_size", "512m") VLLM_FORMS },
+	{ SC("global_segment_size", "\"1TB\""), SCE("global_segment_size", "1TB") VLLM_FORMS },
+	{ SC("global_segment_size", "\"1e9\""), SCE("global_segment_size", "1e9") VLLM_FORMS },
+	{ SC("global_segment_size", "\"+5\""), SCE("global_segment_size", "+5") VLLM_FORMS },
+	{ SC("local_buffer_size", "\"-1GB\""), SCE("local_buffer_size", "-1GB") VLLM_FORMS },
+	{ SC("local_buffer_size", "1.5"), "endpoints.store_config.local_buffer_size: vLLM reads a byte "
+	  "count (a non-negative JSON integer) or a size string like \"4GB\", got a number with a fraction" },
+	{ SC("local_buffer_size", "0"), "endpoints.store_config.local_buffer_size: vLLM requires it above 0" },
+	{ SC("global_segment_size", "0"), "endpoints.store_config.global_segment_size: vLLM requires it "
+	  "above 0 in mode \"embedded\" (each worker lends that much memory to the store); for workers "
+	  "that lend none, set \"mode\": \"standalone-store\"" },
+	{ "{\"endpoints\":{\"store_config\":{\"mode\":\"standalone-store\",\"global_segment_size\":\"4GB\"}}}",
+	  "endpoints.store_config.global_segment_size: vLLM requires 0 in mode \"standalone-store\"" },
+	{ "{\"endpoints\":{\"store_config\":{\"mode\":\"standalone-store\"}}}",
+	  "endpoints.store_config.global_segment_size: vLLM requires 0 in mode \"standalone-store\" "
+	  "(absent, it defaults to 128 MiB)" },
+	{ "{\"endpoints\":{\"store_config\":{\"mode\":\"remote\"}}}", "endpoints.store_config.mode: "
+	  "vLLM knows \"embedded\" (the default) and \"standalone-store\", got \"remote\"" },
+	{ "{\"endpoints\":{\"flavor\":\"sglang\",\"env\":{\"MOONCAKE_GLOBAL_SEGMENT_SIZE\":\"1.5GB\"}}}",
+	  "endpoints.env.MOONCAKE_GLOBAL_SEGMENT_SIZE: \"1.5GB\"" SGLANG_FORMS },
+	{ "{\"endpoints\":{\"flavor\":\"sglang\",\"env\":{\"MOONCAKE_GLOBAL_SEGMENT_SIZE\":\"4096MB\"}}}",
+	  "endpoints.env.MOONCAKE_GLOBAL_SEGMENT_SIZE: \"4096MB\"" SGLANG_FORMS },
 	{ "{\"endpoints\":{\"store_config\":\"x\"}}", "endpoints.store_config: must be an object, got a string" },
 	{ "{\"workers\":{\"flavor\":\"tgi\"}}", "workers.flavor: must be one of vllm, sglang, generic, got \"tgi\"" },
 	{ "{\"workers\":{\"dp_launch_mode\":\"per_rack\"}}",
@@ -207,6 +233,28 @@ START_TEST(test_overrides_and_nodes)
 }
 END_TEST
 
+/* What the readers accept passes: standalone-store with 0, sizes in each accepted form. */
+START_TEST(test_sizes_accepted)
+{
+	static const char *const good[] = {
+		"{\"endpoints\":{\"store_config\":{\"mode\":\"standalone-store\",\"global_segment_size\":0}}}",
+		"{\"endpoints\":{\"store_config\":{\"mode\":\"standalone-store\",\"global_segment_size\":\"0\"}}}",
+		"{\"endpoints\":{\"store_config\":{\"global_segment_size\":\"1.5gb\",\"local_buffer_size\":\"512 MB\"}}}",
+		"{\"endpoints\":{\"store_config\":{\"global_segment_size\":4294967296,\"mode\":\"embedded\"}}}",
+		"{\"endpoints\":{\"flavor\":\"sglang\",\"env\":{\"MOONCAKE_GLOBAL_SEGMENT_SIZE\":\"16gb\"}}}",
+		"{\"endpoints\":{\"flavor\":\"sglang\",\"env\":{\"MOONCAKE_GLOBAL_SEGMENT_SIZE\":\"4294967296\"}}}",
+	};
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		struct cfg c;
+		struct strv errs = { 0 };
+		ck_assert_msg(cfg_load_string(good[i], NULL, &c, &errs) == 0, "%s: %s", good[i],
+		    errs.n ? errs.v[0] : "");
+		strv_free(&errs);
+		cfg_free(&c);
+	}
+}
+END_TEST
+
 START_TEST(test_store_config_verbatim)
 {
 	struct cfg c;
@@ -278,6 +326,7 @@ main(void)
 	tcase_add_test(tc, test_expand);
 	tcase_add_test(tc, test_overrides_and_nodes);
 	tcase_add_test(tc, test_store_config_verbatim);
+	tcase_add_test(tc, test_sizes_accepted);
 	tcase_add_test(tc, test_gpus_per_node_from_env);
 	tcase_add_test(tc, test_hostport);
 	suite_add_tcase(s, tc);
