@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "cfg.h"
 #include "url.h"
+#include "workercmd.h"
 #include "hostlist.h"
 #include "sizes.h"
 
@@ -660,6 +661,31 @@ check_sizes(struct cfg *c, struct strv *errs)
 		strv_pushf(errs, "endpoints.env.MOONCAKE_GLOBAL_SEGMENT_SIZE: %s", err);
 }
 
+/* A command that names its own tensor or pipeline parallel size must name the group's: the layout
+ * follows tp and pp, and the process would run another. */
+static void
+check_parallel(const struct cfg *c, struct strv *errs)
+{
+	for (size_t i = 0; i < c->workers.ngroups; i++) {
+		const struct worker_group *g = &c->workers.groups[i];
+		for (int pp = 0; pp < 2; pp++) {
+			char spelling[64];
+			long v, want = pp ? g->pp : g->tp;
+			if (!workercmd_find_parallel(c->workers.flavor, g->command, pp, &v, spelling,
+			    sizeof spelling))
+				continue;
+			if (v < 0)
+				strv_pushf(errs, "workers.groups[%zu].command: %s must be followed by a number "
+				    "(the sidecar adds it from workers.groups[%zu].%s when the command leaves "
+				    "it out)", i, spelling, i, pp ? "pp" : "tp");
+			else if (v != want)
+				strv_pushf(errs, "workers.groups[%zu].command: %s %ld, but workers.groups[%zu].%s "
+				    "is %ld (the layout follows %s; leave the flag out and the sidecar adds it)",
+				    i, spelling, v, i, pp ? "pp" : "tp", want, pp ? "pp" : "tp");
+		}
+	}
+}
+
 static void
 check_restart(const struct restart_cfg *r, const char *path, struct strv *errs)
 {
@@ -683,6 +709,7 @@ resolve(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
 		    "address and a port 1..65535, got \"%s\"", c->admin.listen);
 	check_ports(c, errs);
 	check_sizes(c, errs);
+	check_parallel(c, errs);
 	check_restart(&c->master.restart, "master.restart", errs);
 	check_restart(&c->workers.restart, "workers.restart", errs);
 

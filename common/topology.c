@@ -262,8 +262,29 @@ topology_build(const struct cfg *c, const struct strv *nodes, long gpn, struct t
 	for (size_t i = 0; i < t->nendpoints && rc == 0; i++) {
 		const struct topo_endpoint *e = &t->endpoints[i];
 		const struct worker_group *g = &c->workers.groups[e->group];
-		if (strcmp(c->workers.flavor, "vllm") != 0 || g->dp <= 1)
+		int engine = strcmp(c->workers.flavor, "vllm") == 0 || strcmp(c->workers.flavor, "sglang") == 0;
+		if (engine && g->dp <= 1 && (g->tp * g->pp > (long)e->ngpus * e->nnodes ||
+		    (e->nnodes > 1 && g->tp * g->pp != (long)e->ngpus * e->nnodes))) {
+			/* vLLM's world size (vllm/config/parallel.py ParallelConfig: tp x pp) and SGLang's
+			 * (server_args.py: tp_size x pp_size) need that many GPUs, and across nodes all
+			 * of them, or it fails at start (fewer devices than ranks, or "world_size must be
+			 * divisible by nnodes"); on one node a smaller world leaves GPUs idle, as asked */
+			snprintf(err, errlen, "%s tensor-parallel-size=%ld x pipeline-parallel-size=%ld is %ld "
+			    "GPUs, but the endpoint has %d allocated GPUs (%d node%s x %d)", e->role, g->tp,
+			    g->pp, g->tp * g->pp, e->ngpus * e->nnodes, e->nnodes, e->nnodes == 1 ? "" : "s",
+			    e->ngpus);
+			rc = -1;
+		} else if (strcmp(c->workers.flavor, "vllm") != 0 || g->dp <= 1)
 			expand_standard(t, e, TOPO_STANDARD, &p);
+		else if (strcmp(c->workers.dp_launch_mode, "per_gpu") == 0 && g->tp * g->pp > 1) {
+			/* one process per GPU gets ranks 0..gpus-1, and vLLM requires data_parallel_rank <
+			 * data_parallel_size (vllm/config/parallel.py) */
+			snprintf(err, errlen, "%s dp_launch_mode per_gpu starts one process per GPU, so with "
+			    "tensor-parallel-size=%ld x pipeline-parallel-size=%ld its ranks would reach %d "
+			    "while data-parallel-size is %ld: use dp_launch_mode per_node", e->role, g->tp,
+			    g->pp, e->ngpus * e->nnodes - 1, g->dp);
+			rc = -1;
+		}
 		else if (g->dp * g->tp * g->pp != (long)e->ngpus * e->nnodes) {
 			snprintf(err, errlen, "%s data-parallel-size=%ld, tensor-parallel-size=%ld, and "
 			    "pipeline-parallel-size=%ld require %ld GPUs, but the endpoint has %d allocated GPUs",

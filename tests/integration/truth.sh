@@ -42,6 +42,12 @@ in_ns test -f "$T/small/run/endpoints.json" || fail "no endpoints.json on the sm
 FMP=$(in_ns cat "$T/small/run/mooncake_master.pid")
 in_ns rm -f "$T/small/run/mooncake_master.pid"
 in_ns sh -c "cat /dev/zero >'$T/small/fill' 2>/dev/null; true"
+# and keeps it full: the page the sidecar frees by removing the stale endpoints.json is taken at
+# once, as on a disk that other writers fill
+in_ns sh -c "echo \$\$ >'$T/filler.pid'; while :; do cat /dev/zero >>'$T/small/fill' 2>/dev/null; done" &
+wait_for 5 test -s "$T/filler.pid" || fail "the filler did not start"
+FILLER=$(cat "$T/filler.pid")
+STARTED+=($FILLER)
 kill -KILL "$FMP"
 wait_for 5 is 1-not-ready etag || fail "/endpoints still $(etag) with the disk full"
 # (ENOSPC; this machine's sandboxed kernel reports EIO for a full tmpfs)
@@ -50,6 +56,8 @@ wait_for 5 grep -q "files not written (retrying).*\(No space left on device\|Inp
 adm /status | grep -q '"error": ".*\(No space left on device\|Input/output error\)' || fail "/status does not say the files are not written"
 [ "$(in_ns "$TESTKIT" json-get "$T/small/run/endpoints.json" ready 2>/dev/null)" = true ] &&
     fail "a stale ready endpoints.json stayed on the full disk"
+kill -KILL "$FILLER"
+wait_for 5 dead "$FILLER" || fail "the filler did not stop"
 in_ns rm -f "$T/small/fill"
 wait_for 10 is false in_ns "$TESTKIT" json-get "$T/small/run/endpoints.json" ready || fail "not written after space came back"
 wait_for 5 grep_q "$SC_OUT" "files written again after" || fail "no recovery line"

@@ -10,6 +10,10 @@ static const struct {
 	const char	*json;
 	const char	*error;
 } bad[] = {
+#define PAR(flavor, size, flag) "{\"job\":{\"gpus_per_node\":8},\"workers\":{\"flavor\":\"" flavor \
+	"\",\"groups\":[{\"gpus\":8," size ",\"command\":[\"serve\"," flag "]}]}}"
+#define PARE(found, key, want) "workers.groups[0].command: " found ", but workers.groups[0]." key " is " \
+	want " (the layout follows " key "; leave the flag out and the sidecar adds it)"
 #define SC(k, v) "{\"endpoints\":{\"store_config\":{\"" k "\":" v "}}}"
 #define SCE(k, v) "endpoints.store_config." k ": \"" v "\""
 #define VLLM_FORMS " is not a size vLLM reads: a byte count (a JSON integer) or a string of digits " \
@@ -104,6 +108,18 @@ static const struct {
 	  "endpoints.env.MOONCAKE_GLOBAL_SEGMENT_SIZE: \"1.5GB\"" SGLANG_FORMS },
 	{ "{\"endpoints\":{\"flavor\":\"sglang\",\"env\":{\"MOONCAKE_GLOBAL_SEGMENT_SIZE\":\"4096MB\"}}}",
 	  "endpoints.env.MOONCAKE_GLOBAL_SEGMENT_SIZE: \"4096MB\"" SGLANG_FORMS },
+	/* a command's own tensor/pipeline parallel size, in each spelling, against the group's */
+	{ PAR("vllm", "\"tp\":4", "\"-tp\",\"8\""), PARE("-tp 8", "tp", "4") },
+	{ PAR("vllm", "\"tp\":4", "\"--tensor-parallel-size=8\""), PARE("--tensor-parallel-size 8", "tp", "4") },
+	{ PAR("vllm", "\"tp\":4", "\"--tensor_parallel_size\",\"2\""), PARE("--tensor_parallel_size 2", "tp", "4") },
+	{ PAR("vllm", "\"pp\":1", "\"--pipeline-parallel-size\",\"2\""), PARE("--pipeline-parallel-size 2", "pp", "1") },
+	{ PAR("vllm", "\"pp\":2", "\"-pp=4\""), PARE("-pp 4", "pp", "2") },
+	{ PAR("sglang", "\"tp\":4", "\"--tp\",\"8\""), PARE("--tp 8", "tp", "4") },
+	{ PAR("sglang", "\"tp\":8", "\"--tp-size=4\""), PARE("--tp-size 4", "tp", "8") },
+	{ PAR("sglang", "\"tp\":8", "\"--tensor-parallel-size\",\"4\""), PARE("--tensor-parallel-size 4", "tp", "8") },
+	{ PAR("sglang", "\"pp\":2", "\"--pp-size\",\"1\""), PARE("--pp-size 1", "pp", "2") },
+	{ PAR("vllm", "\"tp\":4", "\"-tp\",\"{tp}\""), "workers.groups[0].command: -tp must be followed by "
+	  "a number (the sidecar adds it from workers.groups[0].tp when the command leaves it out)" },
 	{ "{\"endpoints\":{\"store_config\":\"x\"}}", "endpoints.store_config: must be an object, got a string" },
 	{ "{\"workers\":{\"flavor\":\"tgi\"}}", "workers.flavor: must be one of vllm, sglang, generic, got \"tgi\"" },
 	{ "{\"workers\":{\"dp_launch_mode\":\"per_rack\"}}",

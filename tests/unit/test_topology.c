@@ -57,7 +57,7 @@ START_TEST(test_allocation_table)	/* srtctl's allocation table */
 	    "prefill/1@n1{0,1,2,3} r=0 h=6100 b=7200 kv=5201 nx=5401 sys=7501 rpc=0\n"
 	    "decode/0@n2{0,1,2,3} r=0 h=6100 b=0 kv=5202 nx=5402 sys=7502 rpc=0\n"
 	    "decode/1@n3{0,1,2,3} r=0 h=6100 b=0 kv=5203 nx=5403 sys=7503 rpc=0\n");
-	EXPECT(layout(GROUPS("sglang", "", G("prefill", 1, 8, "") "," G("decode", 1, 8, "")), "n[0-3]", 4, NULL),
+	EXPECT(layout(GROUPS("sglang", "", G("prefill", 1, 8, ",\"tp\":8") "," G("decode", 1, 8, ",\"tp\":8")), "n[0-3]", 4, NULL),
 	    "prefill/0@n0{0,1,2,3} r=0 h=6100 b=7200 kv=5200 nx=5400 sys=7500 rpc=0\n"
 	    "prefill/0@n1{0,1,2,3} r=1 h=0 b=7200 kv=5201 nx=5401 sys=7501 rpc=0\n"
 	    "decode/0@n2{0,1,2,3} r=0 h=6100 b=0 kv=5202 nx=5402 sys=7502 rpc=0\n"
@@ -152,6 +152,38 @@ START_TEST(test_per_gpu_vectors)	/* srtctl's per_gpu vectors (V10, V11) */
 }
 END_TEST
 
+/* The engines' world size against the GPUs (vllm/config/parallel.py ParallelConfig, SGLang
+ * server_args.py), and per_gpu ranks against data-parallel-size (vLLM: data_parallel_rank <
+ * data_parallel_size). */
+START_TEST(test_parallel_sizes)
+{
+	static const struct { const char *workers, *nodes; long gpn; const char *want; } cases[] = {
+		/* TP x PP above the GPUs, on one node and across two */
+		{ GROUPS("vllm", "", G("agg", 1, 4, ",\"tp\":8")), "n0", 4,
+		  "error: agg tensor-parallel-size=8 x pipeline-parallel-size=1 is 8 GPUs, but the endpoint "
+		  "has 4 allocated GPUs (1 node x 4)" },
+		{ GROUPS("sglang", "", G("agg", 1, 8, ",\"tp\":4")), "n[0-1]", 4,
+		  "error: agg tensor-parallel-size=4 x pipeline-parallel-size=1 is 4 GPUs, but the endpoint "
+		  "has 8 allocated GPUs (2 nodes x 4)" },
+		/* equal, or fewer on one node (GPUs left idle, as asked) */
+		{ GROUPS("vllm", "", G("agg", 1, 8, ",\"tp\":4,\"pp\":2")), "n[0-1]", 4,
+		  "agg/0@n0{0,1,2,3} r=0 h=6100 b=0 kv=5200 nx=5400 sys=7500 rpc=0\n"
+		  "agg/0@n1{0,1,2,3} r=1 h=0 b=0 kv=5201 nx=5401 sys=7501 rpc=0\n" },
+		{ GROUPS("vllm", "", G("agg", 1, 4, ",\"tp\":2")), "n0", 4,
+		  "agg/0@n0{0,1,2,3} r=0 h=6100 b=0 kv=5200 nx=5400 sys=7500 rpc=0\n" },
+		/* per_gpu with TP 2: ranks 0..7 of DP 4; the same as per_node is one process */
+		{ GROUPS("vllm", ",\"dp_launch_mode\":\"per_gpu\"", G("agg", 1, 8, ",\"tp\":2,\"dp\":4")), "n0", 8,
+		  "error: agg dp_launch_mode per_gpu starts one process per GPU, so with "
+		  "tensor-parallel-size=2 x pipeline-parallel-size=1 its ranks would reach 7 while "
+		  "data-parallel-size is 4: use dp_launch_mode per_node" },
+		{ GROUPS("vllm", "", G("agg", 1, 8, ",\"tp\":2,\"dp\":4")), "n0", 8,
+		  "agg/0@n0{0,1,2,3,4,5,6,7} r=0 h=6100 b=0 kv=5200 nx=5400 sys=7500 rpc=8400\n" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		EXPECT(layout(cases[i].workers, cases[i].nodes, cases[i].gpn, NULL), cases[i].want);
+}
+END_TEST
+
 START_TEST(test_jitter_and_capacity)
 {
 	ck_assert_int_eq(topology_jitter("12345"), 4691);
@@ -178,6 +210,7 @@ main(void)
 	tcase_add_test(tc, test_port_vectors);
 	tcase_add_test(tc, test_per_node_vectors);
 	tcase_add_test(tc, test_per_gpu_vectors);
+	tcase_add_test(tc, test_parallel_sizes);
 	tcase_add_test(tc, test_jitter_and_capacity);
 	suite_add_tcase(s, tc);
 	return unit_run(s);

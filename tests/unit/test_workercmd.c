@@ -59,13 +59,13 @@ START_TEST(test_multi_node_tp)	/* V15: TP16 without DP on 2 x 8 GPUs */
 	struct worker_cmd w;
 	char *a = render(GROUPS("vllm", "", CMD("agg", 1, 16, ",\"tp\":16", "[\"vllm\",\"serve\",\"/m\",\"--headless\"]")),
 	    "n[0-1]", 8, 0, &w);
-	ck_assert_str_eq(a, "vllm serve /m --master-addr 10.0.0.1 --nnodes 2 --node-rank 0");
+	ck_assert_str_eq(a, "vllm serve /m --tensor-parallel-size 16 --master-addr 10.0.0.1 --nnodes 2 --node-rank 0");
 	ck_assert_ptr_null(kvlist_get(&w.env, "CUDA_VISIBLE_DEVICES"));	/* full nodes */
 	ck_assert_ptr_null(kvlist_get(&w.env, "VLLM_PORT"));
 	free(a);
 	workercmd_free(&w);
 	a = render(GROUPS("vllm", "", CMD("agg", 1, 16, ",\"tp\":16", "[\"vllm\",\"serve\",\"/m\"]")), "n[0-1]", 8, 1, &w);
-	ck_assert_str_eq(a, "vllm serve /m --master-addr 10.0.0.1 --nnodes 2 --node-rank 1 --headless");
+	ck_assert_str_eq(a, "vllm serve /m --tensor-parallel-size 16 --master-addr 10.0.0.1 --nnodes 2 --node-rank 1 --headless");
 	ck_assert_str_eq(w.name, "agg_w0_r1");
 	free(a);
 	workercmd_free(&w);
@@ -127,7 +127,7 @@ START_TEST(test_sglang_and_env_order)
 	workercmd_free(&w);
 	/* multi-node SGLang: dist-init on the leader */
 	a = render(GROUPS("sglang", "", CMD("prefill", 1, 8, ",\"tp\":8", "[\"s\"]")), "n[0-1]", 4, 1, &w);
-	ck_assert_str_eq(a, "s --nccl-port 17501 --dist-init-addr 10.0.0.1:8300 --nnodes 2 --node-rank 1");
+	ck_assert_str_eq(a, "s --tp-size 8 --nccl-port 17501 --dist-init-addr 10.0.0.1:8300 --nnodes 2 --node-rank 1");
 	free(a);
 	workercmd_free(&w);
 }
@@ -144,6 +144,34 @@ START_TEST(test_generic_placeholders)
 }
 END_TEST
 
+/* A group's tp and pp reach the command in the engine's own flag when the command leaves them
+ * out (above 1: both default to 1), and are not repeated when it carries them. */
+START_TEST(test_parallel_flags)
+{
+	static const struct { const char *workers; const char *argv; } cases[] = {
+		{ GROUPS("vllm", "", CMD("agg", 1, 4, ",\"tp\":2,\"pp\":2", "[\"vllm\",\"serve\",\"/m\"]")),
+		  "vllm serve /m --tensor-parallel-size 2 --pipeline-parallel-size 2" },
+		{ GROUPS("vllm", "", CMD("agg", 1, 4, ",\"tp\":4", "[\"vllm\",\"serve\",\"/m\",\"-tp\",\"4\"]")),
+		  "vllm serve /m -tp 4" },
+		{ GROUPS("vllm", "", CMD("agg", 1, 4, ",\"tp\":4", "[\"vllm\",\"serve\",\"--tensor-parallel-size=4\"]")),
+		  "vllm serve --tensor-parallel-size=4" },
+		{ GROUPS("vllm", "", CMD("agg", 1, 4, "", "[\"vllm\",\"serve\",\"/m\"]")), "vllm serve /m" },
+		{ GROUPS("sglang", "", CMD("agg", 1, 4, ",\"tp\":2,\"pp\":2", "[\"s\"]")),
+		  "s --tp-size 2 --pp-size 2 --nccl-port 17500" },
+		{ GROUPS("sglang", "", CMD("agg", 1, 4, ",\"tp\":4", "[\"s\",\"--tp\",\"4\"]")),
+		  "s --tp 4 --nccl-port 17500" },
+		{ GROUPS("generic", "", CMD("agg", 1, 4, ",\"tp\":4", "[\"w\"]")), "w" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct worker_cmd w;
+		char *a = render(cases[i].workers, "n0", 4, 0, &w);
+		ck_assert_str_eq(a, cases[i].argv);
+		free(a);
+		workercmd_free(&w);
+	}
+}
+END_TEST
+
 int
 main(void)
 {
@@ -155,6 +183,7 @@ main(void)
 	tcase_add_test(tc, test_vllm_port_and_cvd);
 	tcase_add_test(tc, test_sglang_and_env_order);
 	tcase_add_test(tc, test_generic_placeholders);
+	tcase_add_test(tc, test_parallel_flags);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
