@@ -686,6 +686,46 @@ check_parallel(const struct cfg *c, struct strv *errs)
 	}
 }
 
+/* Does some group's command pass flag (or its '_' spelling) a value that contains want, in any case? */
+static int
+some_command_has(const struct cfg *c, const char *flag, const char *want)
+{
+	for (size_t i = 0; i < c->workers.ngroups; i++)
+		for (char **a = c->workers.groups[i].command; *a != NULL; a++) {
+			const char *v = NULL;
+			size_t n = strlen(flag);
+			char alt[64];
+			snprintf(alt, sizeof alt, "--%s", flag + 2);
+			for (char *q = alt + 2; *q; q++)
+				*q = *q == '-' ? '_' : *q;
+			if (strcmp(*a, flag) == 0 || strcmp(*a, alt) == 0)
+				v = a[1];
+			else if ((strncmp(*a, flag, n) == 0 || strncmp(*a, alt, n) == 0) && (*a)[n] == '=')
+				v = *a + n + 1;
+			if (v != NULL && strcasestr(v, want) != NULL)
+				return 1;
+		}
+	return 0;
+}
+
+void
+cfg_warnings(const struct cfg *c, struct strv *w)
+{
+	if (c->workers.ngroups == 0 || strcmp(c->workers.flavor, c->endpoints.flavor) != 0)
+		return;
+	if (strcmp(c->endpoints.flavor, "vllm") == 0 && !some_command_has(c, "--kv-transfer-config", "mooncake"))
+		strv_pushf(w, "workers.groups: no command has a --kv-transfer-config that references a "
+		    "Mooncake connector, so the workers will not use the store of the master this sidecar "
+		    "writes the files for. Set it to a JSON value whose kv_connector is "
+		    "MooncakeStoreConnector (or MultiConnector wrapping one), as in conf/vllm-per-node.json");
+	if (strcmp(c->endpoints.flavor, "sglang") == 0 &&
+	    !some_command_has(c, "--hicache-storage-backend", "mooncake"))
+		strv_pushf(w, "workers.groups: no command has --hicache-storage-backend mooncake, so SGLang "
+		    "will not use the store of the master this sidecar writes the MOONCAKE_* variables for "
+		    "(it reads them only for that backend). Add it with --enable-hierarchical-cache, as in "
+		    "conf/sglang.json");
+}
+
 static void
 check_restart(const struct restart_cfg *r, const char *path, struct strv *errs)
 {

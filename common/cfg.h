@@ -93,6 +93,8 @@ struct cfg_overrides {
 int	cfg_load_file(const char *, const struct cfg_overrides *, struct cfg *, struct strv *);
 int	cfg_load_string(const char *, const struct cfg_overrides *, struct cfg *, struct strv *);
 void	cfg_free(struct cfg *);
+/* What is valid but does not do what it looks meant to: workers that would not use the store. */
+void	cfg_warnings(const struct cfg *, struct strv *);
 
 /* "${VAR}" and "${VAR:-default}" from the environment. Returns NULL with err filled when a
  * variable without a default is unset or the syntax is broken. */

@@ -279,8 +279,17 @@ check_config(const char *path, const struct cfg_overrides *ov, struct sidecar *s
 	} else if (rc == 0)
 		topology_free(&t);
 	if (rc == 0) {
+		struct strv warns = { 0 };
 		check_names(s, &errs);
 		rc = errs.n > 0 ? -1 : 0;
+		cfg_warnings(cfg, &warns);
+		for (size_t i = 0; i < warns.n; i++) {
+			if (quiet)
+				log_warn("%s", warns.v[i]);
+			else
+				fprintf(stderr, "warning: %s\n", warns.v[i]);
+		}
+		strv_free(&warns);
 	}
 	for (size_t i = 0; i < errs.n; i++)
 		fprintf(stderr, "%s\n", errs.v[i]);

@@ -271,6 +271,38 @@ START_TEST(test_sizes_accepted)
 }
 END_TEST
 
+/* srtctl's check that the workers use the store (_validate_mooncake_kv_store), as a warning. */
+START_TEST(test_store_used)
+{
+	static const struct { const char *flavor, *command; int warns; } cases[] = {
+		{ "vllm", "[\"vllm\",\"serve\",\"/m\"]", 1 },
+		{ "vllm", "[\"vllm\",\"serve\",\"--kv-transfer-config\",\"{\\\"kv_connector\\\":\\\"NixlConnector\\\"}\"]", 1 },
+		{ "vllm", "[\"vllm\",\"serve\",\"--kv-transfer-config\",\"{\\\"kv_connector\\\":\\\"MooncakeStoreConnector\\\"}\"]", 0 },
+		{ "vllm", "[\"vllm\",\"serve\",\"--kv_transfer_config={\\\"kv_connector\\\":\\\"mooncakestoreconnector\\\"}\"]", 0 },
+		{ "sglang", "[\"s\",\"--disaggregation-transfer-backend\",\"mooncake\"]", 1 },
+		{ "sglang", "[\"s\",\"--enable-hierarchical-cache\",\"--hicache-storage-backend\",\"mooncake\"]", 0 },
+		{ "sglang", "[\"s\",\"--hicache-storage-backend=mooncake\"]", 0 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct cfg c;
+		struct strv errs = { 0 }, warns = { 0 };
+		char *json = xasprintf("{\"job\":{\"gpus_per_node\":1},\"endpoints\":{\"flavor\":\"%s\"},"
+		    "\"workers\":{\"flavor\":\"%s\",\"groups\":[{\"command\":%s}]}}", cases[i].flavor,
+		    cases[i].flavor, cases[i].command);
+		ck_assert_msg(cfg_load_string(json, NULL, &c, &errs) == 0, "%s: %s", json, errs.n ? errs.v[0] : "");
+		cfg_warnings(&c, &warns);
+		ck_assert_msg(warns.n == (size_t)cases[i].warns, "%s: %zu warnings", json, warns.n);
+		if (warns.n)
+			ck_assert_ptr_nonnull(strstr(warns.v[0], strcmp(cases[i].flavor, "vllm") == 0 ?
+			    "MooncakeStoreConnector (or MultiConnector wrapping one)" : "--hicache-storage-backend mooncake"));
+		strv_free(&errs);
+		strv_free(&warns);
+		cfg_free(&c);
+		free(json);
+	}
+}
+END_TEST
+
 START_TEST(test_store_config_verbatim)
 {
 	struct cfg c;
@@ -343,6 +375,7 @@ main(void)
 	tcase_add_test(tc, test_overrides_and_nodes);
 	tcase_add_test(tc, test_store_config_verbatim);
 	tcase_add_test(tc, test_sizes_accepted);
+	tcase_add_test(tc, test_store_used);
 	tcase_add_test(tc, test_gpus_per_node_from_env);
 	tcase_add_test(tc, test_hostport);
 	suite_add_tcase(s, tc);
