@@ -95,7 +95,10 @@ expand_per_gpu(struct topology *t, const struct topo_endpoint *e, int dp, struct
 	for (int i = 0; i < e->nnodes; i++)
 		for (int g = 0; g < e->ngpus; g++, rank++) {
 			size_t node = e->first_node + (size_t)i;
-			int http = rank == 0 ? next_http(p, node) : 0;
+			/* Unlike srtctl (HTTP on rank 0 only, for one Dynamo frontend), each rank gets a
+			 * port of its own: with vllm serve every rank runs an API server (external load
+			 * balancing), and one on port 0 is one nobody can reach. */
+			int http = next_http(p, node);
 			int boot = rank == 0 && strcmp(e->role, "prefill") == 0 ? next_bootstrap(p, e->first_node) : 0;
 			struct topo_process *pr = add_proc(t, e, TOPO_PER_GPU, node, rank, p);
 			pr->gpus[0] = e->gpus[g];

@@ -1,9 +1,12 @@
 #!/bin/bash
-# A real SLURM: two logical nodes (two slurmd -N) on this machine, two fake GPUs each (character
-# devices, so steps get SLURM_GPUS_ON_NODE and CUDA_VISIBLE_DEVICES). One allocation of both nodes;
-# inside it one sidecar per node with srun --overlap: n1 runs the stand-in master, n2 follows it;
-# a vLLM per_gpu DP4 endpoint puts two fake workers on each node. Each worker's GPU, rank and ports
-# are checked; scancel stops everything. Only the daemons this script started are stopped.
+# A real SLURM: two logical nodes (two slurmd -N) on this machine, four fake GPUs each (character
+# devices, so steps get SLURM_GPUS_ON_NODE and CUDA_VISIBLE_DEVICES). One allocation of two GPUs on
+# both nodes; inside it one sidecar per node with srun --overlap: n1 runs the stand-in master, n2
+# follows it; a vLLM per_gpu DP4 endpoint puts two fake workers on each node. Each worker's GPU,
+# rank and ports are checked; scancel --signal=TERM stops everything gracefully. Then an allocation
+# of all four GPUs of both nodes runs one vLLM TP 8 worker across them (per node: one process of 4
+# GPUs, --tensor-parallel-size 8, --master-addr, --nnodes, --node-rank, --headless on n2). Only the
+# daemons this script started are stopped.
 # MCS_SKIP_SLURM=1 skips it, and says so.
 . "$(dirname "$0")/lib.sh"
 if [ -n "${MCS_SKIP_SLURM:-}" ]; then
@@ -28,7 +31,7 @@ read -r CTLD P1 P2 SIDE1 SIDE2 RPC META ADMIN <<<"$("$TESTKIT" freeports 8 | tr 
 mkdir -p "$T/state" "$T/spool" "$T/workers" "$T/run"
 for n in n1 n2; do
 	mkdir -p "$T/dev/$n"
-	for g in 0 1; do mknod "$T/dev/$n/nvidia$g" c 1 3; done
+	for g in 0 1 2 3; do mknod "$T/dev/$n/nvidia$g" c 1 3; done
 done
 cat >"$SLURM_CONF" <<CONF
 ClusterName=mcs
@@ -51,13 +54,13 @@ GresTypes=gpu
 MpiDefault=none
 ReturnToService=2
 KillWait=5
-NodeName=n1 NodeHostname=localhost NodeAddr=127.0.0.1 Port=$P1 CPUs=2 RealMemory=1000 Gres=gpu:2 State=UNKNOWN
-NodeName=n2 NodeHostname=localhost NodeAddr=127.0.0.1 Port=$P2 CPUs=2 RealMemory=1000 Gres=gpu:2 State=UNKNOWN
+NodeName=n1 NodeHostname=localhost NodeAddr=127.0.0.1 Port=$P1 CPUs=2 RealMemory=1000 Gres=gpu:4 State=UNKNOWN
+NodeName=n2 NodeHostname=localhost NodeAddr=127.0.0.1 Port=$P2 CPUs=2 RealMemory=1000 Gres=gpu:4 State=UNKNOWN
 PartitionName=test Nodes=n1,n2 Default=YES MaxTime=INFINITE State=UP
 CONF
 cat >"$T/gres.conf" <<CONF
-NodeName=n1 Name=gpu File=$T/dev/n1/nvidia[0-1]
-NodeName=n2 Name=gpu File=$T/dev/n2/nvidia[0-1]
+NodeName=n1 Name=gpu File=$T/dev/n1/nvidia[0-3]
+NodeName=n2 Name=gpu File=$T/dev/n2/nvidia[0-3]
 CONF
 slurmctld -D -i >"$T/slurmctld.out" 2>&1 &
 STARTED+=($!)
@@ -102,9 +105,11 @@ for sys in 7500 7501 7502 7503; do
 	grep -qx "MOONCAKE_MASTER=127.0.0.1:$RPC" "$e" || fail "rank $r MOONCAKE_MASTER"
 	grep -qx "DYN_SYSTEM_PORT=$sys" "$e" && grep -qx "DYN_VLLM_KV_EVENT_PORT=$((5200 + r))" "$e" || fail "rank $r ports"
 done
-tr '\n' ' ' <"$T/workers/worker-7500.argv" | grep -q -- '--port 6100 ' || fail "rank 0 http port"
-tr '\n' ' ' <"$T/workers/worker-7502.argv" | grep -q -- '--port 0 ' || fail "rank 2 has an http port"
-pass "each worker: its node, CUDA_VISIBLE_DEVICES (0/1 per node), DP rank, rpc port, sys and kv ports"
+for sys in 7500 7501 7502 7503; do
+	want=$((6100 + 32 * ((sys - 7500) % 2)))
+	tr '\n' ' ' <"$T/workers/worker-$sys.argv" | grep -q -- "--port $want " || fail "rank $((sys - 7500)) http port: $(tr '\n' ' ' <"$T/workers/worker-$sys.argv")"
+done
+pass "each worker: its node, CUDA_VISIBLE_DEVICES (0/1 per node), DP rank, rpc port, sys and kv ports, its own HTTP port (6100, 6132 per node)"
 curl -s "http://127.0.0.1:$SIDE2/status" | grep -q '"state": "remote"' || fail "n2's sidecar does not follow n1"
 pass "n2's sidecar follows n1's master"
 
@@ -129,4 +134,34 @@ pass "scancel --signal=TERM: the master shut down gracefully and exited 0, worke
 scancel "$JOB"
 wait_for 30 is "" squeue -h -j "$JOB" -o %T || fail "the allocation did not end: $(squeue -j "$JOB" 2>&1)"
 pass "scancel: the allocation ends"
+
+# vLLM TP 8 across the two 4-GPU nodes: one process per node with the multi-node flags.
+sed -e 's|"dp_launch_mode": "per_gpu"|"dp_launch_mode": "per_node"|' \
+    -e 's|"count": 1, "gpus": 4, "dp": 4,|"count": 1, "gpus": 8, "tp": 8,|' "$T/job.json" >"$T/tp8.json"
+grep -q '"tp": 8' "$T/tp8.json" || fail "tp8 config: $(cat "$T/tp8.json")"
+salloc -N2 --gres=gpu:4 --no-shell -J mcs-tp8 >"$T/salloc2.out" 2>&1 || fail "salloc: $(cat "$T/salloc2.out")"
+JOB=$(sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p' "$T/salloc2.out")
+[ -n "$JOB" ] || fail "no job id: $(cat "$T/salloc2.out")"
+mkdir -p "$T/workers2"
+FAKE_WORKER_DIR=$T/workers2 MC_STANDIN_START_DELAY_MS=200 srun --jobid="$JOB" --overlap -N2 --ntasks-per-node=1 \
+    --gres=gpu:4 sh -c 'exec "$0" -c "$1" --listen "127.0.0.1:$([ "$SLURMD_NODENAME" = n1 ] && echo "$2" || echo "$3")"' \
+    "$SIDECAR" "$T/tp8.json" "$SIDE1" "$SIDE2" >"$T/srun2.out" 2>&1 &
+SRUN=$!
+STARTED+=($SRUN)
+two() { [ "$(ls "$T"/workers2/worker-*.env 2>/dev/null | wc -l)" -eq 2 ]; }
+wait_for 30 two || fail "the 2 TP processes did not start: $(tail -20 "$T/srun2.out")"
+for sys in 7500 7501; do
+	r=$((sys - 7500)) node=n$((sys - 7499))
+	e=$T/workers2/worker-$sys.env a=$(tr '\n' ' ' <"$T/workers2/worker-$sys.argv")
+	grep -qx "SLURMD_NODENAME=$node" "$e" || fail "TP rank $r ran on $(grep SLURMD_NODENAME "$e")"
+	grep -q -- "--tensor-parallel-size 8 --master-addr n1 --nnodes 2 --node-rank $r" <<<"$a" || fail "TP rank $r argv: $a"
+	[ $r -eq 0 ] && grep -q -- '--headless' <<<"$a" && fail "the leader is headless: $a"
+	[ $r -eq 1 ] && ! grep -q -- '--headless$\|--headless ' <<<"$a" && fail "the follower is not headless: $a"
+	grep -q -- '--data-parallel' <<<"$a" && fail "DP flags on a TP-only worker: $a"
+done
+pass "TP 8 over two 4-GPU nodes: one process per node, --tensor-parallel-size 8 --master-addr n1 --nnodes 2 --node-rank 0/1, --headless on n2 only"
+scancel --signal=TERM "$JOB"
+wait "$SRUN"; RC=$?
+[ "$RC" -eq 0 ] || fail "the TP step ended with $RC: $(tail -10 "$T/srun2.out")"
+scancel "$JOB"
 finish

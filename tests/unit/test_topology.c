@@ -135,19 +135,19 @@ START_TEST(test_per_node_vectors)	/* srtctl's vLLM data-parallel vectors */
 }
 END_TEST
 
-START_TEST(test_per_gpu_vectors)	/* srtctl's per_gpu vectors (V10, V11) */
+START_TEST(test_per_gpu_vectors)	/* srtctl's per_gpu vectors (V10, V11), but every rank has its own HTTP port */
 {
 	char *got = layout(GROUPS("vllm", ",\"dp_launch_mode\":\"per_gpu\"", G("prefill", 1, 16, ",\"dp\":16")),
 	    "n[0-1]", 8, NULL);
 	ck_assert_ptr_nonnull(strstr(got, "prefill/0@n0{0} r=0 h=6100 b=7200 kv=5200 nx=5400 sys=7500 rpc=8400\n"));
-	ck_assert_ptr_nonnull(strstr(got, "prefill/0@n0{7} r=7 h=0 b=0 kv=5207 nx=5400 sys=7507 rpc=8400\n"));
-	ck_assert_ptr_nonnull(strstr(got, "prefill/0@n1{0} r=8 h=0 b=0 kv=5208 nx=5400 sys=7508 rpc=8400\n"));
-	ck_assert_ptr_nonnull(strstr(got, "prefill/0@n1{7} r=15 h=0 b=0 kv=5215 nx=5400 sys=7515 rpc=8400\n"));
+	ck_assert_ptr_nonnull(strstr(got, "prefill/0@n0{7} r=7 h=6324 b=0 kv=5207 nx=5400 sys=7507 rpc=8400\n"));
+	ck_assert_ptr_nonnull(strstr(got, "prefill/0@n1{0} r=8 h=6100 b=0 kv=5208 nx=5400 sys=7508 rpc=8400\n"));
+	ck_assert_ptr_nonnull(strstr(got, "prefill/0@n1{7} r=15 h=6324 b=0 kv=5215 nx=5400 sys=7515 rpc=8400\n"));
 	free(got);
 	got = layout(GROUPS("vllm", ",\"dp_launch_mode\":\"per_gpu\"", G("decode", 2, 4, ",\"dp\":4")), "node0", 8, NULL);
-	ck_assert_ptr_nonnull(strstr(got, "decode/0@node0{3} r=3 h=0 b=0 kv=5203 nx=5400 sys=7503 rpc=8400\n"));
-	ck_assert_ptr_nonnull(strstr(got, "decode/1@node0{4} r=0 h=6132 b=0 kv=5204 nx=5404 sys=7504 rpc=8401\n"));
-	ck_assert_ptr_nonnull(strstr(got, "decode/1@node0{7} r=3 h=0 b=0 kv=5207 nx=5404 sys=7507 rpc=8401\n"));
+	ck_assert_ptr_nonnull(strstr(got, "decode/0@node0{3} r=3 h=6196 b=0 kv=5203 nx=5400 sys=7503 rpc=8400\n"));
+	ck_assert_ptr_nonnull(strstr(got, "decode/1@node0{4} r=0 h=6228 b=0 kv=5204 nx=5404 sys=7504 rpc=8401\n"));
+	ck_assert_ptr_nonnull(strstr(got, "decode/1@node0{7} r=3 h=6324 b=0 kv=5207 nx=5404 sys=7507 rpc=8401\n"));
 	free(got);
 }
 END_TEST
