@@ -83,16 +83,22 @@ cat >"$T/job.json" <<JSON
                "groups": [ { "role": "agg", "count": 1, "gpus": 4, "dp": 4,
                              "command": ["$FAKE", "serve", "/model", "--port", "{http_port}"] } ] } }
 JSON
-salloc -N2 --gres=gpu:2 --no-shell -J mcs-test >"$T/salloc.out" 2>&1 || fail "salloc: $(cat "$T/salloc.out")"
-JOB=$(sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p' "$T/salloc.out")
-[ -n "$JOB" ] || fail "no job id: $(cat "$T/salloc.out")"
-FAKE_WORKER_DIR=$T/workers MC_STANDIN_START_DELAY_MS=200 srun --jobid="$JOB" --overlap -N2 --ntasks-per-node=1 \
-    --gres=gpu:2 sh -c 'exec "$0" -c "$1" --listen "127.0.0.1:$([ "$SLURMD_NODENAME" = n1 ] && echo "$2" || echo "$3")"' \
-    "$SIDECAR" "$T/job.json" "$SIDE1" "$SIDE2" >"$T/srun.out" 2>&1 &
-SRUN=$!
-STARTED+=($SRUN)
+# job NAME GPUS CONFIG WORKERS: an allocation of GPUS on both nodes (JOB), and in it one sidecar per
+# node started with srun --overlap (SRUN), its output in $T/srun-NAME.out.
+job() {
+	salloc -N2 --gres=gpu:"$2" --no-shell -J "mcs-$1" >"$T/salloc-$1.out" 2>&1 || fail "salloc: $(cat "$T/salloc-$1.out")"
+	JOB=$(sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p' "$T/salloc-$1.out")
+	[ -n "$JOB" ] || fail "no job id: $(cat "$T/salloc-$1.out")"
+	mkdir -p "$4"
+	FAKE_WORKER_DIR=$4 MC_STANDIN_START_DELAY_MS=200 srun --jobid="$JOB" --overlap -N2 --ntasks-per-node=1 \
+	    --gres=gpu:"$2" sh -c 'exec "$0" -c "$1" --listen "127.0.0.1:$([ "$SLURMD_NODENAME" = n1 ] && echo "$2" || echo "$3")"' \
+	    "$SIDECAR" "$3" "$SIDE1" "$SIDE2" >"$T/srun-$1.out" 2>&1 &
+	SRUN=$!
+	STARTED+=($SRUN)
+}
+job dp4 2 "$T/job.json" "$T/workers"
 ready4() { [ "$(ls "$T"/workers/worker-*.env 2>/dev/null | wc -l)" -eq 4 ]; }
-wait_for 30 ready4 || fail "4 workers did not start: $(tail -20 "$T/srun.out")"
+wait_for 30 ready4 || fail "4 workers did not start: $(tail -20 "$T/srun-dp4.out")"
 pass "srun --overlap: one sidecar per node, the master on n1, 4 workers started"
 for sys in 7500 7501 7502 7503; do
 	r=$((sys - 7500))
@@ -124,11 +130,11 @@ gone() {
 scancel --signal=TERM "$JOB"
 wait_for 30 gone || fail "left running after scancel --signal=TERM: $(pgrep -af -- "$T" | head)"
 wait "$SRUN"; RC=$?
-[ "$RC" -eq 0 ] || fail "the step ended with $RC: $(tail -20 "$T/srun.out")"
+[ "$RC" -eq 0 ] || fail "the step ended with $RC: $(tail -20 "$T/srun-dp4.out")"
 grep -q 'Shutdown signal received, exiting gracefully' "$T/run/n1/mooncake_master.log" ||
     fail "the master was not stopped gracefully: $(tail -5 "$T/run/n1/mooncake_master.log")"
-grep -q "mooncake_master: pid $MPID exited with code 0" "$T/srun.out" ||
-    fail "n1's sidecar did not see the master exit 0: $(grep mooncake_master "$T/srun.out" | tail -5)"
+grep -q "mooncake_master: pid $MPID exited with code 0" "$T/srun-dp4.out" ||
+    fail "n1's sidecar did not see the master exit 0: $(grep mooncake_master "$T/srun-dp4.out" | tail -5)"
 squeue -h -j "$JOB" -o %T 2>/dev/null | grep -q RUNNING || fail "the allocation ended with the step"
 pass "scancel --signal=TERM: the master shut down gracefully and exited 0, workers and sidecars gone, the step exited 0, the allocation kept"
 scancel "$JOB"
@@ -139,17 +145,9 @@ pass "scancel: the allocation ends"
 sed -e 's|"dp_launch_mode": "per_gpu"|"dp_launch_mode": "per_node"|' \
     -e 's|"count": 1, "gpus": 4, "dp": 4,|"count": 1, "gpus": 8, "tp": 8,|' "$T/job.json" >"$T/tp8.json"
 grep -q '"tp": 8' "$T/tp8.json" || fail "tp8 config: $(cat "$T/tp8.json")"
-salloc -N2 --gres=gpu:4 --no-shell -J mcs-tp8 >"$T/salloc2.out" 2>&1 || fail "salloc: $(cat "$T/salloc2.out")"
-JOB=$(sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p' "$T/salloc2.out")
-[ -n "$JOB" ] || fail "no job id: $(cat "$T/salloc2.out")"
-mkdir -p "$T/workers2"
-FAKE_WORKER_DIR=$T/workers2 MC_STANDIN_START_DELAY_MS=200 srun --jobid="$JOB" --overlap -N2 --ntasks-per-node=1 \
-    --gres=gpu:4 sh -c 'exec "$0" -c "$1" --listen "127.0.0.1:$([ "$SLURMD_NODENAME" = n1 ] && echo "$2" || echo "$3")"' \
-    "$SIDECAR" "$T/tp8.json" "$SIDE1" "$SIDE2" >"$T/srun2.out" 2>&1 &
-SRUN=$!
-STARTED+=($SRUN)
+job tp8 4 "$T/tp8.json" "$T/workers2"
 two() { [ "$(ls "$T"/workers2/worker-*.env 2>/dev/null | wc -l)" -eq 2 ]; }
-wait_for 30 two || fail "the 2 TP processes did not start: $(tail -20 "$T/srun2.out")"
+wait_for 30 two || fail "the 2 TP processes did not start: $(tail -20 "$T/srun-tp8.out")"
 for sys in 7500 7501; do
 	r=$((sys - 7500)) node=n$((sys - 7499))
 	e=$T/workers2/worker-$sys.env a=$(tr '\n' ' ' <"$T/workers2/worker-$sys.argv")
@@ -162,6 +160,6 @@ done
 pass "TP 8 over two 4-GPU nodes: one process per node, --tensor-parallel-size 8 --master-addr n1 --nnodes 2 --node-rank 0/1, --headless on n2 only"
 scancel --signal=TERM "$JOB"
 wait "$SRUN"; RC=$?
-[ "$RC" -eq 0 ] || fail "the TP step ended with $RC: $(tail -10 "$T/srun2.out")"
+[ "$RC" -eq 0 ] || fail "the TP step ended with $RC: $(tail -10 "$T/srun-tp8.out")"
 scancel "$JOB"
 finish
