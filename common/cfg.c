@@ -9,6 +9,7 @@
 #include "cfg.h"
 #include "url.h"
 #include "workercmd.h"
+#include "workerenv.h"
 #include "hostlist.h"
 #include "sizes.h"
 
@@ -750,6 +751,11 @@ resolve(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
 	check_ports(c, errs);
 	check_sizes(c, errs);
 	check_parallel(c, errs);
+	if (c->master.enabled) {
+		char entry[512], why[300];
+		if (workerenv_ha_entry(c->master.extra_args, entry, sizeof entry, why, sizeof why) < 0)
+			strv_pushf(errs, "master.extra_args: %s", why);
+	}
 	check_restart(&c->master.restart, "master.restart", errs);
 	check_restart(&c->workers.restart, "workers.restart", errs);
 

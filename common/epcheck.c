@@ -71,6 +71,16 @@ epcheck(const char *text, size_t len, struct ep_view *v, char *err, size_t errle
 	x = json_object_get(m, "restarts");
 	if (!json_is_integer(x) || json_integer_value(x) < 0 || json_integer_value(x) > 4294967295LL)
 		return bad(j, err, errlen, "master.restarts", "not a non-negative integer");
+	if ((x = json_object_get(m, "client_address")) != NULL) {
+		s = json_string_value(x);
+		if (s == NULL || strlen(s) >= sizeof v->entry || *s == '\0')
+			return bad(j, err, errlen, "master.client_address", "not a string of 1 to 511 bytes");
+		for (const char *p = s; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				return bad(j, err, errlen, "master.client_address", "holds a control character");
+		if (strstr(s, "://") != NULL)
+			snprintf(v->entry, sizeof v->entry, "%s", s);
+	}
 	json_decref(j);
 	return 0;
 }

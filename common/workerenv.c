@@ -26,11 +26,61 @@ split_hostport(const char *s, char *host, size_t len, long *port)
 	return *end == '\0' && *port > 0 && *port <= 65535 ? 0 : -1;
 }
 
+/* A gflags flag's value in args (the last one wins, as in gflags): "-f=v", "--f=v", "-f v", "--f v";
+ * a bare boolean "--f" is "true" and "--nof" "false". NULL when absent. */
+static const char *
+gflag(char *const *args, const char *name, int boolean)
+{
+	const char *v = NULL;
+	size_t n = strlen(name);
+	for (size_t i = 0; args != NULL && args[i] != NULL; i++) {
+		const char *a = args[i];
+		if (a[0] != '-')
+			continue;
+		a += a[1] == '-' ? 2 : 1;
+		if (strncmp(a, name, n) == 0 && a[n] == '=')
+			v = a + n + 1;
+		else if (strcmp(a, name) == 0)
+			v = boolean ? "true" : args[i + 1] != NULL ? args[++i] : "";
+		else if (boolean && strncmp(a, "no", 2) == 0 && strcmp(a + 2, name) == 0)
+			v = "false";
+	}
+	return v;
+}
+
+int
+workerenv_ha_entry(char *const *args, char *out, size_t len, char *err, size_t errlen)
+{
+	const char *ha = gflag(args, "enable_ha", 1), *type = gflag(args, "ha_backend_type", 0);
+	const char *conn = gflag(args, "ha_backend_connstring", 0), *etcd = gflag(args, "etcd_endpoints", 0);
+	if (ha == NULL || !(strcmp(ha, "true") == 0 || strcmp(ha, "1") == 0 || strcmp(ha, "yes") == 0 ||
+	    strcmp(ha, "y") == 0 || strcmp(ha, "t") == 0))
+		return 0;
+	if (type == NULL || *type == '\0')
+		type = "etcd";
+	if ((conn == NULL || *conn == '\0') && strcmp(type, "etcd") == 0)
+		conn = etcd;
+	if (conn == NULL || *conn == '\0') {
+		snprintf(err, errlen, "--enable_ha needs the HA backend's connection string: "
+		    "--ha_backend_connstring=..., or for the etcd backend --etcd_endpoints=h1:2379;h2:2379 "
+		    "(mooncake_master aborts without one)");
+		return -1;
+	}
+	snprintf(out, len, "%s://%s", type, conn);
+	return 1;
+}
+
+char *
+workerenv_master(const struct master_addr *m)
+{
+	return m->entry != NULL && *m->entry != '\0' ? xstrdup(m->entry) : hostport(m->address, m->rpc_port);
+}
+
 void
 workerenv_build(struct kvlist *env, const char *flavor, const struct master_addr *m,
     const char *config_path, const char *local_hostname, const struct kvlist *user)
 {
-	char *master = hostport(m->address, m->rpc_port);
+	char *master = workerenv_master(m);
 	kvlist_set(env, "MOONCAKE_LOCAL_HOSTNAME", local_hostname);
 	for (size_t i = 0; user != NULL && i < user->n; i++)
 		kvlist_set(env, user->v[i].key, user->v[i].value);
@@ -50,7 +100,7 @@ char *
 workerenv_store_config(const json_t *store_config, const struct master_addr *m)
 {
 	json_t *o = json_deep_copy(store_config);
-	char *addr = hostport(m->address, m->rpc_port), *s;
+	char *addr = workerenv_master(m), *s;
 	if (o == NULL)
 		o = json_object();
 	json_object_set_new(o, "master_server_address", json_string(addr));

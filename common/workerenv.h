@@ -8,7 +8,16 @@ struct master_addr {
 	const char	*address;	/* host or IP the workers connect to */
 	long		 rpc_port;
 	long		 metadata_port;	/* 0: no HTTP metadata server */
+	const char	*entry;		/* HA: what clients connect through, e.g. "etcd://h1:2379;h2:2379";
+					   NULL: address:rpc_port */
 };
+
+/* The HA entry of a master started with these flags: with --enable_ha, "<ha_backend_type>://<conn>"
+ * where conn is --ha_backend_connstring, or for the etcd backend (the default) --etcd_endpoints,
+ * as the master resolves it; a Mooncake client splits it at "://" and follows the leader itself.
+ * Returns 1 with the entry in out, 0 without --enable_ha, -1 with err when HA has no connection
+ * string (the master aborts then). Flags as gflags reads them: -f or --f, =V or a separate V. */
+int	workerenv_ha_entry(char *const *args, char *out, size_t len, char *err, size_t errlen);
 
 /* "host:port", bracketing an IPv6 literal. Caller frees. */
 char	*hostport(const char *, long);
@@ -21,8 +30,11 @@ int	split_hostport(const char *, char *, size_t, long *);
 void	workerenv_build(struct kvlist *, const char *flavor, const struct master_addr *,
 	    const char *config_path, const char *local_hostname, const struct kvlist *user);
 
+/* MOONCAKE_MASTER and master_server_address: the HA entry, or address:rpc_port. Caller frees. */
+char	*workerenv_master(const struct master_addr *);
+
 /* vLLM's store config: store_config verbatim (key order and types kept) with master_server_address
- * set to address:rpc_port; two-space indented like srtctl's json.dumps(indent=2), no final newline.
+ * set to workerenv_master(); two-space indented like srtctl's json.dumps(indent=2), no final newline.
  * Caller frees. */
 char	*workerenv_store_config(const json_t *, const struct master_addr *);
 #endif

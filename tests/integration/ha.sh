@@ -4,13 +4,14 @@
 # (SIGUSR1 + control file): both sets of files switch to B within a few probe intervals.
 . "$(dirname "$0")/lib.sh"
 export MC_STANDIN_START_DELAY_MS=100
-HA_ARGS='"extra_args": ["--rpc_address=127.0.0.1", "--metrics_host=127.0.0.1", "--enable_ha=true"]'
+ENTRY="etcd://127.0.0.1:2379;127.0.0.2:2379"
+HA_ARGS='"extra_args": ["--rpc_address=127.0.0.1", "--metrics_host=127.0.0.1", "--enable_ha=true", "--etcd_endpoints=127.0.0.1:2379;127.0.0.2:2379"]'
 new_ports
 RPC_A=$RPC
 write_config a "\"address\": \"127.0.0.1\", $HA_ARGS"
 echo 'role=leader' >"$T/control-a"
 MC_STANDIN_ROLE=leader MC_STANDIN_CONTROL=$T/control-a start_sidecar a
-SC_A=$SC_PID N_A=$NOTIFY_OUT
+SC_A=$SC_PID N_A=$NOTIFY_OUT SIDE_A=$SIDE
 wait_for 10 notified 'READY=1' || fail "A: no READY=1"
 MP_A=$(master_pid a)
 new_ports
@@ -24,8 +25,32 @@ points() { grep -q "\"rpc\": \"127.0.0.1:$2\"" "$T/$1/endpoints.json" && grep -q
 via() { grep -q "\"leader_via\": \"127.0.0.1:$2\"" "$T/$1/endpoints.json"; }
 points a "$RPC_A" && ! via a "$RPC_A" || fail "A's files: $(cat "$T/a/endpoints.json")"
 points b "$RPC_A" && via b "$RPC_B" || fail "B's files: $(cat "$T/b/endpoints.json")"
-grep -q "^MOONCAKE_MASTER=\"127.0.0.1:$RPC_A\"$" "$T/b/mooncake.env" || fail "B's env"
-pass "leader A and standby B (naming A): both sets of files point at A; B's say leader_via B"
+# Clients connect through the HA entry and follow a failover themselves; endpoints.json names the leader.
+for n in a b; do
+	grep -qxF "MOONCAKE_MASTER=\"$ENTRY\"" "$T/$n/mooncake.env" &&
+	    [ "$("$TESTKIT" json-get "$T/$n/mooncake_store_config.json" master_server_address)" = "$ENTRY" ] &&
+	    [ "$("$TESTKIT" json-get "$T/$n/endpoints.json" master.client_address)" = "$ENTRY" ] ||
+	    fail "$n's files do not give clients the HA entry: $(grep MOONCAKE_MASTER "$T/$n/mooncake.env")"
+done
+pass "leader A and standby B (naming A): both sets of files point at A (B's say leader_via B); MOONCAKE_MASTER and master_server_address are the HA entry $ENTRY"
+# A follower of A's sidecar mirrors the entry.
+FSIDE=$("$TESTKIT" freeports 1)
+mkdir -p "$T/f"
+cat >"$T/f.json" <<JSON
+{ "job": { "id": "test", "nodes": "head,worker1", "node": "worker1", "run_dir": "$T/f" },
+  "master": { "enabled": false, "url": "http://127.0.0.1:$SIDE_A" },
+  "admin": { "listen": "127.0.0.1:$FSIDE" },
+  "endpoints": { "flavor": "vllm", "store_config": { "protocol": "tcp" } } }
+JSON
+"$SIDECAR" -c "$T/f.json" >"$T/sidecar-f.out" 2>&1 &
+FP=$!
+STARTED+=($FP)
+wait_for 10 grep_q "$T/f/mooncake.env" MOONCAKE_MASTER || fail "the follower wrote no env: $(tail -3 "$T/sidecar-f.out")"
+grep -qxF "MOONCAKE_MASTER=\"$ENTRY\"" "$T/f/mooncake.env" &&
+    [ "$("$TESTKIT" json-get "$T/f/mooncake_store_config.json" master_server_address)" = "$ENTRY" ] ||
+    fail "the follower's files: $(grep MOONCAKE_MASTER "$T/f/mooncake.env")"
+kill -TERM "$FP"; wait "$FP"
+pass "a follower of A mirrors the HA entry into its own mooncake.env and store config"
 GA=$(sed -n 's/.*"generation": \([0-9]*\),.*/\1/p' "$T/a/endpoints.json")
 GB=$(sed -n 's/.*"generation": \([0-9]*\),.*/\1/p' "$T/b/endpoints.json")
 
@@ -38,7 +63,7 @@ T1=$(now_ms)
 wait_for 5 points a "$RPC_B" || fail "A's files did not switch: $(cat "$T/a/endpoints.json")"
 T2=$(now_ms)
 via a "$RPC_A" && ! via b "$RPC_B" || fail "leader_via after the switch"
-grep -q "^MOONCAKE_MASTER=\"127.0.0.1:$RPC_B\"$" "$T/a/mooncake.env" || fail "A's env after the switch"
+grep -qxF "MOONCAKE_MASTER=\"$ENTRY\"" "$T/a/mooncake.env" || fail "A's env after the switch"
 pass "roles flipped: B's files point at B ($((T1 - T0)) ms), A's at B via A ($((T2 - T0)) ms); probe interval 20 ms"
 grep -q "\"generation\": $((GA + 1))," "$T/a/endpoints.json" && grep -q "\"generation\": $((GB + 1))," "$T/b/endpoints.json" ||
     fail "generation not bumped on the switch"

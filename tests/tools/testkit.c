@@ -242,7 +242,8 @@ gone_since(long pid, long long now, long *last_pid, long long *since)
 	return now - *since;
 }
 
-/* endpoints.json's generation (or -1), whether it says ready, master.pid, and master.rpc into rpc. */
+/* endpoints.json's generation (or -1), whether it says ready, master.pid, and the address clients
+ * are given into rpc. */
 static long long
 json_gen(const char *path, int *ready, long *pid, char *rpc, size_t len)
 {
@@ -255,7 +256,10 @@ json_gen(const char *path, int *ready, long *pid, char *rpc, size_t len)
 	g = json_integer_value(json_object_get(j, "generation"));
 	*ready = json_is_true(json_object_get(j, "ready"));
 	*pid = (long)json_integer_value(json_object_get(json_object_get(j, "master"), "pid"));
-	r = json_string_value(json_object_get(json_object_get(j, "master"), "rpc"));
+	/* what the other files must name: master.client_address (the HA entry), else master.rpc */
+	r = json_string_value(json_object_get(json_object_get(j, "master"), "client_address"));
+	if (r == NULL)
+		r = json_string_value(json_object_get(json_object_get(j, "master"), "rpc"));
 	snprintf(rpc, len, "%s", r ? r : "");
 	json_decref(j);
 	return g;

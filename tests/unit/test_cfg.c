@@ -120,6 +120,9 @@ static const struct {
 	{ PAR("sglang", "\"pp\":2", "\"--pp-size\",\"1\""), PARE("--pp-size 1", "pp", "2") },
 	{ PAR("vllm", "\"tp\":4", "\"-tp\",\"{tp}\""), "workers.groups[0].command: -tp must be followed by "
 	  "a number (the sidecar adds it from workers.groups[0].tp when the command leaves it out)" },
+	{ "{\"master\":{\"extra_args\":[\"--enable_ha=true\"]}}", "master.extra_args: --enable_ha needs the "
+	  "HA backend's connection string: --ha_backend_connstring=..., or for the etcd backend "
+	  "--etcd_endpoints=h1:2379;h2:2379 (mooncake_master aborts without one)" },
 	{ "{\"endpoints\":{\"store_config\":\"x\"}}", "endpoints.store_config: must be an object, got a string" },
 	{ "{\"workers\":{\"flavor\":\"tgi\"}}", "workers.flavor: must be one of vllm, sglang, generic, got \"tgi\"" },
 	{ "{\"workers\":{\"dp_launch_mode\":\"per_rack\"}}",

@@ -37,6 +37,11 @@ static const struct {
 	{ "\"pid\": 42", "\"pid\": -3", "master.pid: not null or a positive integer" },
 	{ "\"restarts\": 0", "\"restarts\": -1", "master.restarts: not a non-negative integer" },
 	{ "\"master\": {", "\"master\": 5, \"x\": {", "master: not an object" },
+	{ "\"restarts\": 0", "\"restarts\": 0, \"client_address\": \"etcd://h1:2379;h2:2379\"", NULL },
+	{ "\"restarts\": 0", "\"restarts\": 0, \"client_address\": \"10.0.0.5:50051\"", NULL },
+	{ "\"restarts\": 0", "\"restarts\": 0, \"client_address\": 5", "master.client_address: not a string of 1 to 511 bytes" },
+	{ "\"restarts\": 0", "\"restarts\": 0, \"client_address\": \"\"", "master.client_address: not a string of 1 to 511 bytes" },
+	{ "\"restarts\": 0", "\"restarts\": 0, \"client_address\": \"etcd://a\\nb\"", "master.client_address: holds a control character" },
 };
 
 START_TEST(test_check)

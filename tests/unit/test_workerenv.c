@@ -7,7 +7,7 @@
 #include "unit.h"
 
 /* srtctl's vectors (get_mooncake_worker_env("10.0.0.1", "10.0.0.42") with its ports 8700/8701). */
-static const struct master_addr m = { "10.0.0.1", 8700, 8701 };
+static const struct master_addr m = { "10.0.0.1", 8700, 8701, NULL };
 
 static char *
 flat(const struct kvlist *l)
@@ -69,7 +69,7 @@ END_TEST
 START_TEST(test_no_metadata_server_and_ipv6)
 {
 	struct kvlist env = { 0 };
-	struct master_addr v6 = { "fd00::1", 50051, 0 };
+	struct master_addr v6 = { "fd00::1", 50051, 0, NULL };
 	char *got;
 	workerenv_build(&env, "sglang", &v6, "", "fd00::42", NULL);
 	got = flat(&env);
@@ -108,6 +108,50 @@ START_TEST(test_store_config)
 }
 END_TEST
 
+/* The HA entry as mooncake_master resolves its flags (master.cpp ResolveHABackendConnstring). */
+START_TEST(test_ha_entry)
+{
+	static const struct { const char *args[6]; int rc; const char *entry; } cases[] = {
+		{ { "--rpc_port=1", NULL }, 0, "" },
+		{ { "--enable_ha=false", "--etcd_endpoints=e:2379", NULL }, 0, "" },
+		{ { "--enable_ha", "--noenable_ha", "--etcd_endpoints=e:2379", NULL }, 0, "" },
+		{ { "--enable_ha=true", "--etcd_endpoints=h1:2379;h2:2379", NULL }, 1, "etcd://h1:2379;h2:2379" },
+		{ { "-enable_ha", "-etcd_endpoints", "h1:2379", NULL }, 1, "etcd://h1:2379" },
+		{ { "--enable_ha=1", "--etcd_endpoints=e:1", "--ha_backend_connstring=c:2", NULL }, 1, "etcd://c:2" },
+		{ { "--enable_ha", "--ha_backend_type=redis", "--ha_backend_connstring=r:6379", NULL }, 1, "redis://r:6379" },
+		{ { "--enable_ha", "--ha_backend_type=redis", "--etcd_endpoints=e:2379", NULL }, -1, "" },
+		{ { "--enable_ha=true", NULL }, -1, "" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char out[512] = "", err[300] = "";
+		int rc = workerenv_ha_entry((char *const *)cases[i].args, out, sizeof out, err, sizeof err);
+		ck_assert_msg(rc == cases[i].rc, "case %zu: %d (%s)", i, rc, err);
+		if (rc == 1)
+			ck_assert_str_eq(out, cases[i].entry);
+		if (rc < 0)
+			ck_assert_ptr_nonnull(strstr(err, "--etcd_endpoints"));
+	}
+}
+END_TEST
+
+/* With an entry, MOONCAKE_MASTER and master_server_address carry it, not the leader's address. */
+START_TEST(test_ha_files)
+{
+	struct master_addr ha = { "10.0.0.1", 8700, 8701, "etcd://h1:2379;h2:2379" };
+	struct kvlist env = { 0 };
+	json_t *sc = json_object();
+	char *s;
+	workerenv_build(&env, "vllm", &ha, "/c.json", "10.0.0.42", NULL);
+	ck_assert_str_eq(kvlist_get(&env, "MOONCAKE_MASTER"), "etcd://h1:2379;h2:2379");
+	ck_assert_str_eq(kvlist_get(&env, "MOONCAKE_TE_META_DATA_SERVER"), "http://10.0.0.1:8701/metadata");
+	s = workerenv_store_config(sc, &ha);
+	ck_assert_str_eq(s, "{\n  \"master_server_address\": \"etcd://h1:2379;h2:2379\"\n}");
+	free(s);
+	json_decref(sc);
+	kvlist_clear(&env);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -118,6 +162,8 @@ main(void)
 	tcase_add_test(tc, test_overrides);
 	tcase_add_test(tc, test_no_metadata_server_and_ipv6);
 	tcase_add_test(tc, test_store_config);
+	tcase_add_test(tc, test_ha_entry);
+	tcase_add_test(tc, test_ha_files);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
