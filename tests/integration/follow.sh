@@ -6,14 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 export MC_STANDIN_START_DELAY_MS=300
 new_ports
-FSIDE=$("$TESTKIT" freeports 1)
-mkdir -p "$T/f"
-cat >"$T/f.json" <<JSON
-{ "job": { "id": "test", "nodes": "head,worker1", "node": "worker1", "run_dir": "$T/f" },
-  "master": { "enabled": false, "url": "http://127.0.0.1:$SIDE" },
-  "admin": { "listen": "127.0.0.1:$FSIDE" },
-  "endpoints": { "flavor": "vllm", "store_config": { "protocol": "tcp", "global_segment_size": "4GB" } } }
-JSON
+follower_config f "$SIDE"
 "$TESTKIT" notify-recv "$T/notify-f.sock" >"$T/notify-f.out" &
 STARTED+=($!)
 wait_for 5 test -S "$T/notify-f.sock" || fail "notify receiver"

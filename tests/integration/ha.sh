@@ -34,14 +34,7 @@ for n in a b; do
 done
 pass "leader A and standby B (naming A): both sets of files point at A (B's say leader_via B); MOONCAKE_MASTER and master_server_address are the HA entry $ENTRY"
 # A follower of A's sidecar mirrors the entry.
-FSIDE=$("$TESTKIT" freeports 1)
-mkdir -p "$T/f"
-cat >"$T/f.json" <<JSON
-{ "job": { "id": "test", "nodes": "head,worker1", "node": "worker1", "run_dir": "$T/f" },
-  "master": { "enabled": false, "url": "http://127.0.0.1:$SIDE_A" },
-  "admin": { "listen": "127.0.0.1:$FSIDE" },
-  "endpoints": { "flavor": "vllm", "store_config": { "protocol": "tcp" } } }
-JSON
+follower_config f "$SIDE_A"
 "$SIDECAR" -c "$T/f.json" >"$T/sidecar-f.out" 2>&1 &
 FP=$!
 STARTED+=($FP)
