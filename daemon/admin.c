@@ -311,7 +311,8 @@ status_json(const struct sidecar *sc)
 		json_object_set_new(m, "reason", json_string(c->reason));
 		json_object_set_new(m, "pid", c->pid > 0 ? json_integer(c->pid) : json_null());
 		json_object_set_new(m, "restarts", json_integer(c->restarts));
-		json_object_set_new(m, "generation", json_integer(master_generation(sc->master)));
+		json_object_set_new(m, "generation", json_integer(sc->endpoints ?
+		    endpoints_generation(sc->endpoints) : 0));
 		if (c->last_code >= 0)
 			json_object_set_new(m, "last_exit", json_pack("{s:i}", "code", c->last_code));
 		else if (c->last_signal >= 0)

@@ -97,6 +97,10 @@ sidecar_update(struct sidecar *s)
 	const char *files_err;
 	char status[2048];
 
+	/* first the files (memory first), so that the generation below is the one just published:
+	 * one counter, continued across sidecar restarts, wherever it is shown */
+	if (c != NULL)
+		publish(s, 0);
 	if (c == NULL && s->follow != NULL)
 		snprintf(status, sizeof status, "%s", follow_state(s->follow));
 	else if (c == NULL)
@@ -104,14 +108,12 @@ sidecar_update(struct sidecar *s)
 		    s->cfg.master.node);
 	else if (c->state == CHILD_READY)
 		snprintf(status, sizeof status, "master ready (gen %u, pid %ld, %u restart%s)",
-		    master_generation(s->master), (long)c->pid, c->restarts, c->restarts == 1 ? "" : "s");
+		    endpoints_generation(s->endpoints), (long)c->pid, c->restarts, c->restarts == 1 ? "" : "s");
 	else if (c->state == CHILD_STARTING)
 		snprintf(status, sizeof status, "master starting (pid %ld, %u restart%s)", (long)c->pid,
 		    c->restarts, c->restarts == 1 ? "" : "s");
 	else
 		snprintf(status, sizeof status, "master %s: %s", child_state_name(c->state), c->reason);
-	if (c != NULL)
-		publish(s, 0);
 	files_err = s->endpoints != NULL ? endpoints_error(s->endpoints) : NULL;
 	if (files_err != NULL) {
 		size_t len = strlen(status);

@@ -94,7 +94,17 @@ wait_for 5 grep_q "$SC_OUT" "marked the previous run's" || fail "stale file not 
 grep -q '"ready": false' "$D/endpoints.json" || fail "stale file still says ready"
 wait_for 10 notified 'READY=1' || fail "no READY=1"
 grep -q "\"generation\": $((GEN + 1))," "$D/endpoints.json" || fail "generation did not continue from $GEN"
-pass "a previous run's ready:true file is marked not ready at start; generation continues ($GEN -> $((GEN + 1)))"
+# One counter wherever it is shown: STATUS=, /status (master and endpoints), the ETag, the gauge.
+grep -q "READY=1|STATUS=master ready (gen $((GEN + 1))," "$NOTIFY_OUT" || fail "STATUS= says another generation: $(grep READY=1 "$NOTIFY_OUT")"
+adm /status >"$T/status.json"
+adm /metrics >"$T/metrics.txt"
+curl -s -D "$T/ep.hdr" -o /dev/null "http://127.0.0.1:$SIDE/endpoints"
+[ "$("$TESTKIT" json-get "$T/status.json" master.generation)" = $((GEN + 1)) ] &&
+    [ "$("$TESTKIT" json-get "$T/status.json" endpoints.generation)" = $((GEN + 1)) ] &&
+    grep -qi "^etag: \"\?$((GEN + 1))-ready" "$T/ep.hdr" &&
+    grep -q "^mooncake_sidecar_endpoints_generation $((GEN + 1))$" "$T/metrics.txt" ||
+    fail "/status, ETag or gauge: $(cat "$T/ep.hdr") $(grep endpoints_generation "$T/metrics.txt") $(cat "$T/status.json")"
+pass "a previous run's ready:true file is marked not ready at start; generation continues ($GEN -> $((GEN + 1))) in the files, STATUS=, /status, the ETag and the gauge"
 kill -TERM "$SC_PID"; wait "$SC_PID"
 
 # sglang, no metadata server: env only, no TE metadata variable, no store config.
