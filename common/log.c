@@ -6,7 +6,15 @@
 #include "log.h"
 
 static int log_level = LOG_LVL_INFO;
-static int log_tty;
+static int log_tty = -1;	/* before log_init too */
+
+static int
+tty(void)
+{
+	if (log_tty < 0)
+		log_tty = isatty(STDERR_FILENO);
+	return log_tty;
+}
 
 void
 log_init(int verbose)
@@ -22,7 +30,7 @@ log_vmsg(int lvl, const char *fmt, va_list ap)
 	if (lvl > log_level)
 		return;
 	vsnprintf(buf, sizeof buf, fmt, ap);
-	if (log_tty) {
+	if (tty()) {
 		struct timespec ts;
 		struct tm tm;
 		clock_gettime(CLOCK_REALTIME, &ts);
@@ -31,6 +39,18 @@ log_vmsg(int lvl, const char *fmt, va_list ap)
 		    ts.tv_nsec / 1000000, buf);
 	} else
 		fprintf(stderr, "<%d>%s\n", lvl, buf);
+}
+
+void
+log_print(int lvl, const char *fmt, ...)
+{
+	va_list ap;
+	if (!tty())
+		fprintf(stderr, "<%d>", lvl);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 }
 
 void

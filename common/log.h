@@ -9,6 +9,9 @@ enum { LOG_LVL_ERR = 3, LOG_LVL_WARN = 4, LOG_LVL_NOTICE = 5, LOG_LVL_INFO = 6, 
 void	log_init(int verbose);
 void	log_msg(int, const char *, ...) __attribute__((format(printf, 2, 3)));
 void	log_vmsg(int, const char *, va_list) __attribute__((format(printf, 2, 0)));
+/* A message for the person at the terminal (config errors, option errors): as it is on a terminal,
+ * with its priority prefix otherwise, so that journalctl -p err finds a failed start. */
+void	log_print(int, const char *, ...) __attribute__((format(printf, 2, 3)));
 #define log_err(...)	log_msg(LOG_LVL_ERR, __VA_ARGS__)
 #define log_warn(...)	log_msg(LOG_LVL_WARN, __VA_ARGS__)
 #define log_notice(...)	log_msg(LOG_LVL_NOTICE, __VA_ARGS__)

@@ -289,14 +289,14 @@ check_config(const char *path, const struct cfg_overrides *ov, struct sidecar *s
 			if (quiet)
 				log_warn("%s", warns.v[i]);
 			else
-				fprintf(stderr, "warning: %s\n", warns.v[i]);
+				log_print(LOG_LVL_WARN, "warning: %s", warns.v[i]);
 		}
 		strv_free(&warns);
 	}
 	for (size_t i = 0; i < errs.n; i++)
-		fprintf(stderr, "%s\n", errs.v[i]);
+		log_print(LOG_LVL_ERR, "%s", errs.v[i]);
 	if (rc != 0)
-		fprintf(stderr, "%s: %zu error%s\n", path, errs.n, errs.n == 1 ? "" : "s");
+		log_print(LOG_LVL_ERR, "%s: %zu error%s", path, errs.n, errs.n == 1 ? "" : "s");
 	else if (!quiet)
 		printf("configuration OK\n");
 	strv_free(&errs);
@@ -336,7 +336,7 @@ main(int argc, char **argv)
 		case 'h': usage(stdout); return 0;
 		case OPT_PLAN:
 			if (optarg != NULL && strcmp(optarg, "all") != 0) {
-				fprintf(stderr, "--plan takes no value or \"all\", got \"%s\"\n", optarg);
+				log_print(LOG_LVL_ERR, "--plan takes no value or \"all\", got \"%s\"", optarg);
 				return EX_USAGE;
 			}
 			plan = optarg ? 2 : 1;
@@ -353,7 +353,7 @@ main(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "unexpected argument \"%s\"\n", argv[optind]);
+		log_print(LOG_LVL_ERR, "unexpected argument \"%s\"", argv[optind]);
 		usage(stderr);
 		return EX_USAGE;
 	}

@@ -12,6 +12,7 @@
 #include "buf.h"
 #include "endpoints.h"
 #include "master.h"
+#include "log.h"
 #include "plan.h"
 #include "topology.h"
 #include "workercmd.h"
@@ -237,7 +238,7 @@ plan_print(const struct cfg *cfg, int all, FILE *f)
 		}
 		fputs("]}\n", f);
 	} else if (this < 0) {
-		fprintf(stderr, "job.node \"%s\" is not in job.nodes (use --node NAME)\n", cfg->job.node);
+		log_print(LOG_LVL_ERR, "job.node \"%s\" is not in job.nodes (use --node NAME)", cfg->job.node);
 		rc = EX_CONFIG;
 	} else {
 		json_t *root = json_object(), *np;

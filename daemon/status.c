@@ -8,6 +8,7 @@
 #include <event2/event.h>
 #include <jansson.h>
 #include "httpc.h"
+#include "log.h"
 #include "sidecar.h"
 #include "url.h"
 #include "xalloc.h"
@@ -78,13 +79,13 @@ status_main(const char *url)
 	size_t i;
 
 	if (body == NULL) {
-		fprintf(stderr, "mooncake-sidecar --status: %s\n", err);
+		log_print(LOG_LVL_ERR, "mooncake-sidecar --status: %s", err);
 		return EX_UNAVAILABLE;
 	}
 	root = json_loads(body, 0, &je);
 	free(body);
 	if (code != 200 || root == NULL) {
-		fprintf(stderr, "mooncake-sidecar --status: %s/status answered HTTP %d%s\n", url, code,
+		log_print(LOG_LVL_ERR, "mooncake-sidecar --status: %s/status answered HTTP %d%s", url, code,
 		    root ? "" : " without JSON");
 		json_decref(root);
 		return EX_UNAVAILABLE;

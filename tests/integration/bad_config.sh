@@ -19,6 +19,11 @@ for e in "master.rpc_port: must be 1..65535, got 70000" "master.bogus: unknown k
 	grep -qF -- "$e" <<<"$OUT" || fail "missing error '$e' in: $OUT"
 done
 pass "bad config: every error with its JSON path, exit 78"
+# Not a terminal (journald, a pipe): each line carries its priority, so journalctl -p err shows it.
+[ "$(grep -vc '^<3>' <<<"$OUT")" -eq 0 ] || fail "config errors without <3>: $(grep -v '^<3>' <<<"$OUT")"
+OUT=$(script -qc "$SIDECAR -c $T/bad.json -n" /dev/null 2>&1)
+grep -q '^master.bogus: unknown key' <<<"$(tr -d '\r' <<<"$OUT")" || fail "on a terminal: $OUT"
+pass "config errors carry <3> when stderr is not a terminal (and not on one)"
 [ ! -e "$T/events-bad" ] && [ ! -d "$T/bad" ] || fail "something was started or created"
 pass "nothing spawned, no run directory created"
 OUT=$("$SIDECAR" -c "$T/bad.json" -n 2>&1); RC=$?

@@ -32,11 +32,11 @@ printf '127.0.0.1 localhost\n127.0.0.1 %s\n127.0.0.9 multi.test\n127.0.0.1 multi
 new_ports
 write_config bad '"extra_args": ["--metrics_host=no-such-host.test"]'
 OUT=$("$T/with-hosts.sh" "$T/hosts" "$SIDECAR" -n -c "$T/bad.json" 2>&1); RC=$?
-[ "$RC" = 78 ] && grep -q '^master.extra_args: --metrics_host=no-such-host.test: cannot resolve "no-such-host.test"' <<<"$OUT" ||
+[ "$RC" = 78 ] && grep -q '^<3>master.extra_args: --metrics_host=no-such-host.test: cannot resolve "no-such-host.test"' <<<"$OUT" ||
     fail "unresolvable --metrics_host: $RC $OUT"
 write_config badurl '"enabled": false, "url": "http://no-such-host.test:9103"'
 OUT=$("$T/with-hosts.sh" "$T/hosts" "$SIDECAR" -n -c "$T/badurl.json" 2>&1); RC=$?
-[ "$RC" = 78 ] && grep -q '^master.url: cannot resolve "no-such-host.test"' <<<"$OUT" || fail "unresolvable master.url: $RC $OUT"
+[ "$RC" = 78 ] && grep -q '^<3>master.url: cannot resolve "no-such-host.test"' <<<"$OUT" || fail "unresolvable master.url: $RC $OUT"
 pass "names that do not resolve: -n exits 78 naming master.extra_args and master.url"
 
 # A 253-character name as the master's address and admin host; a follower whose head name has two
