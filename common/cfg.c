@@ -55,9 +55,18 @@ static const struct field job_fields[] = {
 	{ "node", F_STR, J(node), 0, 0, NULL },
 	{ "gpus_per_node", F_INT, J(gpus_per_node), 0, 1024, NULL },
 	{ "run_dir", F_STR, J(run_dir), 1, 0, NULL },
+	{ "log_dir", F_STR, J(log_dir), 0, 0, NULL },
 	{ NULL, 0, 0, 0, 0, NULL }
 };
 #undef J
+
+#define L(m)	offsetof(struct cfg, log.m)
+static const struct field log_fields[] = {
+	{ "max_bytes", F_INT, L(max_bytes), 0, 1099511627776L, NULL },
+	{ "keep", F_INT, L(keep), 0, 100, NULL },
+	{ NULL, 0, 0, 0, 0, NULL }
+};
+#undef L
 
 #define M(m)	offsetof(struct cfg, master.m)
 static const struct field master_fields[] = {
@@ -153,6 +162,7 @@ static const struct field top_fields[] = {
 	{ "admin", F_SUB, 0, 0, 0, admin_fields },
 	{ "endpoints", F_SUB, 0, 0, 0, endpoints_fields },
 	{ "workers", F_SUB, 0, 0, 0, workers_fields },
+	{ "log", F_SUB, 0, 0, 0, log_fields },
 	{ NULL, 0, 0, 0, 0, NULL }
 };
 
@@ -555,6 +565,9 @@ cfg_defaults(struct cfg *c)
 	c->job.node = xstrdup("");
 	c->job.gpus_per_node = 8;
 	c->job.run_dir = xstrdup("/tmp/mooncake-sidecar/local");
+	c->job.log_dir = xstrdup("");
+	c->log.max_bytes = 64L * 1024 * 1024;
+	c->log.keep = 5;
 	c->master.enabled = 1;
 	c->master.node = xstrdup("");
 	c->master.command = strv_dup((char *const *)cmd);
@@ -761,6 +774,11 @@ resolve(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
 
 	if (c->job.run_dir[0] != '\0' && c->job.run_dir[0] != '/')
 		strv_pushf(errs, "job.run_dir: must be an absolute path, got \"%s\"", c->job.run_dir);
+	if (c->job.log_dir[0] == '\0') {
+		free(c->job.log_dir);
+		c->job.log_dir = xstrdup(c->job.run_dir);
+	} else if (c->job.log_dir[0] != '/')
+		strv_pushf(errs, "job.log_dir: must be an absolute path, got \"%s\"", c->job.log_dir);
 	if (c->master.url[0] != '\0') {
 		struct url u;
 		char why[256];
@@ -868,6 +886,7 @@ cfg_free(struct cfg *c)
 	strv_free(&c->job.nodes);
 	free(c->job.node);
 	free(c->job.run_dir);
+	free(c->job.log_dir);
 	free(c->master.node);
 	strv_freev(c->master.command);
 	free(c->master.address);

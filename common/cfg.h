@@ -36,7 +36,12 @@ struct cfg {
 		char		*node;		/* this node, resolved */
 		long		 gpus_per_node;	/* resolved */
 		char		*run_dir;
+		char		*log_dir;	/* the children's logs; resolved: run_dir when empty */
 	} job;
+	struct {
+		long		 max_bytes;	/* rotate a child's log at this size; 0: never */
+		long		 keep;		/* rotated files kept: name.log.1 .. name.log.<keep> */
+	} log;
 	struct {
 		int		 enabled;
 		char		*node;		/* resolved: first of job.nodes when empty */

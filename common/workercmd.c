@@ -242,7 +242,7 @@ workercmd_build(const struct cfg *c, const struct topology *t, size_t i, const s
 	if (processes > 1)
 		snprintf(rank, sizeof rank, "_r%d", p->node_rank);
 	w->name = xasprintf("%s_w%d%s", p->role, p->worker_index, rank);
-	w->log = xasprintf("%s/%s_%s_w%d%s.log", c->job.run_dir, node, p->role, p->worker_index, rank);
+	w->log = xasprintf("%s/%s_%s_w%d%s.log", c->job.log_dir, node, p->role, p->worker_index, rank);
 	join_gpus(p, w->cvd, sizeof w->cvd);
 
 	FILL_S(f, n, "node", node);

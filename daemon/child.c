@@ -8,6 +8,8 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <dirent.h>
+#include <sys/stat.h>
+#include <limits.h>
 #include <unistd.h>
 #include "atomicfile.h"
 #include "child.h"
@@ -61,14 +63,46 @@ set_state(struct child *c, int st, const char *fmt, ...)
 		c->ops->changed(c, old);
 }
 
+static long long log_max_bytes = 64LL * 1024 * 1024;
+static int log_keep = 5;
+
+void
+child_log_rotation(long long max_bytes, int keep)
+{
+	log_max_bytes = max_bytes;
+	log_keep = keep;
+}
+
 static void
 open_log(struct child *c)
 {
+	struct stat st;
 	if (c->log_fd >= 0)
 		close(c->log_fd);
 	c->log_fd = open(c->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (c->log_fd < 0)
 		log_warn("%s: cannot open log %s: %s", c->name, c->log_path, strerror(errno));
+	c->log_size = c->log_fd >= 0 && fstat(c->log_fd, &st) == 0 ? (long long)st.st_size : 0;
+}
+
+/* name.log.<keep-1> -> .<keep>, ..., name.log -> name.log.1, and a new name.log: the sidecar owns
+ * the pipe, so no line is lost or split between two processes. With keep 0 the log starts over. */
+static void
+rotate_log(struct child *c)
+{
+	char from[PATH_MAX + 16], to[PATH_MAX + 16];
+	for (int k = log_keep - 1; k >= 1; k--) {
+		snprintf(from, sizeof from, "%s.%d", c->log_path, k);
+		snprintf(to, sizeof to, "%s.%d", c->log_path, k + 1);
+		(void)rename(from, to);
+	}
+	if (log_keep > 0) {
+		snprintf(to, sizeof to, "%s.1", c->log_path);
+		if (rename(c->log_path, to) != 0)
+			log_warn("%s: cannot rotate %s: %s", c->name, c->log_path, strerror(errno));
+	} else if (c->log_fd >= 0 && ftruncate(c->log_fd, 0) != 0)
+		log_warn("%s: cannot truncate %s: %s", c->name, c->log_path, strerror(errno));
+	open_log(c);
 }
 
 void
@@ -146,6 +180,35 @@ tail_add(struct child *c, const char *p, size_t n)
 	c->tail_len += n;
 }
 
+static void
+log_put(struct child *c, const char *p, size_t n)
+{
+	if (n > 0 && c->log_fd >= 0 && write(c->log_fd, p, n) < 0)
+		log_debug("%s: log write: %s", c->name, strerror(errno));
+	c->log_size += (long long)n;
+}
+
+/* Append to the log; past log.max_bytes, rotate after the last whole line, so that every file
+ * starts with a line of its own (a chunk without a newline goes whole, then the rotation). */
+static void
+log_write(struct child *c, const char *p, size_t n)
+{
+	const char *nl;
+	if (log_max_bytes <= 0 || c->log_size + (long long)n < log_max_bytes) {
+		log_put(c, p, n);
+		return;
+	}
+	nl = memrchr(p, '\n', n);
+	if (nl == NULL) {
+		log_put(c, p, n);
+		rotate_log(c);
+		return;
+	}
+	log_put(c, p, (size_t)(nl + 1 - p));
+	rotate_log(c);
+	log_put(c, nl + 1, n - (size_t)(nl + 1 - p));
+}
+
 /* Copy what the child wrote to its log file; returns 0 at EOF or error. */
 static int
 drain(struct child *c, size_t budget)
@@ -163,8 +226,7 @@ drain(struct child *c, size_t budget)
 			return 0;
 		done += (size_t)r;
 		tail_add(c, buf, (size_t)r);
-		if (c->log_fd >= 0 && write(c->log_fd, buf, (size_t)r) < 0)
-			log_debug("%s: log write: %s", c->name, strerror(errno));
+		log_write(c, buf, (size_t)r);
 	}
 	return 1;
 }

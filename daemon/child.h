@@ -31,6 +31,7 @@ struct child {
 	int			 state;
 	pid_t			 pid;
 	int			 log_fd;
+	long long		 log_size;	/* bytes in log_path, for rotation */
 	int			 pipe_fd;
 	struct event		*pipe_ev;
 	struct event		*timer;		/* backoff, or SIGKILL after the stop timeout */
@@ -60,6 +61,8 @@ void		 child_ready(struct child *);
 void		 child_fail(struct child *, const char *);
 void		 child_stop(struct child *, int);
 void		 child_reopen_log(struct child *);
+/* Rotate each child's log when it reaches max_bytes (0: never), keeping name.log.1 .. name.log.keep. */
+void		 child_log_rotation(long long, int);
 int		 child_running(const struct child *);
 const char	*child_state_name(int);
 /* Every supervised child, in creation order. */

@@ -372,6 +372,9 @@ main(int argc, char **argv)
 
 	if (mkdir_p(sc.cfg.job.run_dir, 0755, err, sizeof err) != 0)
 		fatalx(EX_CANTCREAT, "run directory: %s", err);
+	if (mkdir_p(sc.cfg.job.log_dir, 0755, err, sizeof err) != 0)
+		fatalx(EX_CANTCREAT, "log directory (job.log_dir): %s", err);
+	child_log_rotation(sc.cfg.log.max_bytes, (int)sc.cfg.log.keep);
 	signal(SIGPIPE, SIG_IGN);
 	/* Orphaned grandchildren of the master (a wrapper's children) come back to us to be reaped. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);

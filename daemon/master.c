@@ -433,7 +433,7 @@ master_new(struct event_base *base, const struct cfg *cfg, const struct httpc_ta
 {
 	struct master *m = xcalloc(1, sizeof *m);
 	const struct kvlist *env[] = { &cfg->master.env };
-	char *log_path = xasprintf("%s/mooncake_master.log", cfg->job.run_dir);
+	char *log_path = xasprintf("%s/mooncake_master.log", cfg->job.log_dir);
 	char *pid_path = xasprintf("%s/mooncake_master.pid", cfg->job.run_dir);
 
 	m->cfg = cfg;
