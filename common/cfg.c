@@ -81,6 +81,7 @@ static const struct field master_fields[] = {
 	{ "env", F_ENV, M(env), 0, 0, NULL },
 	{ "ready_timeout_ms", F_INT, M(ready_timeout_ms), 1, MS_MAX, NULL },
 	{ "probe_interval_ms", F_INT, M(probe_interval_ms), 1, 60000, NULL },
+	{ "probe_on_output", F_BOOL, M(probe_on_output), 0, 0, NULL },
 	{ "stop_timeout_ms", F_INT, M(stop_timeout_ms), 0, 3600000, NULL },
 	{ "liveness_interval_ms", F_INT, M(liveness_interval_ms), 10, 600000, NULL },
 	{ "liveness_failures", F_INT, M(liveness_failures), 1, 1000, NULL },
@@ -580,6 +581,7 @@ cfg_defaults(struct cfg *c)
 	c->master.probe_interval_ms = 20;
 	c->master.stop_timeout_ms = 10000;
 	c->master.liveness_interval_ms = 1000;
+	c->master.probe_on_output = 1;
 	c->master.liveness_failures = 3;
 	restart_defaults(&c->master.restart, 100, 30000, 60000, 5, 60000);
 	c->master.url = xstrdup("");

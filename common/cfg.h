@@ -51,6 +51,7 @@ struct cfg {
 		char		**extra_args;
 		struct kvlist	 env;
 		long		 ready_timeout_ms, probe_interval_ms, stop_timeout_ms;
+		int		 probe_on_output;	/* probe at once when its output says a server is up */
 		long		 liveness_interval_ms, liveness_failures;
 		struct restart_cfg restart;
 		char		*url;

@@ -227,6 +227,8 @@ drain(struct child *c, size_t budget)
 		done += (size_t)r;
 		tail_add(c, buf, (size_t)r);
 		log_write(c, buf, (size_t)r);
+		if (c->ops->output != NULL)
+			c->ops->output(c, buf, (size_t)r);
 	}
 	return 1;
 }

@@ -12,6 +12,7 @@ struct child_ops {
 	int	(*prepare)(struct child *, char *, size_t);	/* -1: do not spawn, why */
 	void	(*spawned)(struct child *);		/* a new process runs: start probing */
 	void	(*changed)(struct child *, int);	/* after every transition (old state) */
+	void	(*output)(struct child *, const char *, size_t);	/* what it wrote, as read */
 };
 
 #define CHILD_TAIL	8192

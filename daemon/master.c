@@ -37,6 +37,9 @@ struct master {
 	int			 round_ok[PROBE_COUNT];
 	int			 round_local;	/* a probe failed for the sidecar's own reasons */
 	double			 round_started;
+	long			 retry_ms;	/* starting: the next round after a failed one, doubling */
+	int			 rerun;		/* a start-up line came during a round: another at once */
+	char			 scan[64];	/* the end of the last output chunk, for a line cut in two */
 	int			 live_failures;
 	double			 last_failure_count;	/* when live_failures last went up */
 	unsigned		 generation;
@@ -215,20 +218,21 @@ standby(const struct master *m)
 	return strcmp(m->role, "standby") == 0;
 }
 
-/* All probes of a startup round succeeded: make sure it is our child that answered. */
+/* All probes of a startup round succeeded: make sure it is our child that answered (one look at
+ * the listeners and the child's descriptors for all its ports). */
 static int
 verify_owner(struct master *m)
 {
 	char msg[200], why[256];
-	for (int i = 0; i < PROBE_COUNT; i++) {
-		if (port_of(m, i) == 0 || (i == PROBE_RPC && standby(m)))
-			continue;
-		if (!ports_owned_by(m->child.pid, port_of(m, i), msg, sizeof msg)) {
-			snprintf(why, sizeof why, "not declaring ready: %s, not by pid %ld", msg,
-			    (long)m->child.pid);
-			warn_once(m, why);
-			return 0;
-		}
+	int ports[PROBE_COUNT];
+	size_t n = 0;
+	for (int i = 0; i < PROBE_COUNT; i++)
+		if (port_of(m, i) != 0 && !(i == PROBE_RPC && standby(m)))
+			ports[n++] = port_of(m, i);
+	if (!ports_owned_by(m->child.pid, ports, n, msg, sizeof msg)) {
+		snprintf(why, sizeof why, "not declaring ready: %s, not by pid %ld", msg, (long)m->child.pid);
+		warn_once(m, why);
+		return 0;
 	}
 	return 1;
 }
@@ -240,11 +244,21 @@ round_done(struct master *m)
 	for (int i = 0; i < PROBE_COUNT; i++)
 		all &= m->round_ok[i];
 	if (m->child.state == CHILD_STARTING) {
+		struct timeval tv;
 		if (all && m->child.pid > 0 && verify_owner(m)) {
 			child_ready(&m->child);
 			return;
 		}
-		schedule_round(m, m->cfg->master.probe_interval_ms);
+		if (m->rerun) {
+			m->rerun = 0;
+			round_start(m);
+			return;
+		}
+		/* refused while starting: again soon, 1 ms doubling up to the probe interval */
+		tv = ms_tv(m->retry_ms);
+		evtimer_add(m->round_timer, &tv);
+		m->retry_ms = m->retry_ms * 2 < m->cfg->master.probe_interval_ms ? m->retry_ms * 2 :
+		    m->cfg->master.probe_interval_ms;
 		return;
 	}
 	if (m->child.state != CHILD_READY)
@@ -394,6 +408,9 @@ master_spawned(struct child *c)
 	struct master *m = c->arg;
 	struct timeval tv = ms_tv(m->cfg->master.ready_timeout_ms);
 	m->last_warning[0] = '\0';
+	m->retry_ms = 1;
+	m->rerun = 0;
+	m->scan[0] = '\0';
 	for (int i = 0; i < PROBE_COUNT; i++) {
 		m->stat[i].ok = 0;
 		snprintf(m->stat[i].detail, sizeof m->stat[i].detail, "not probed yet");
@@ -423,8 +440,41 @@ master_changed(struct child *c, int old)
 		m->changed(m, m->arg);
 }
 
+/* React, don't poll: the master says on stderr when a server of its is up ("Master admin server
+ * started on port N", "HTTP metadata server started on H:P"); probe at once then (the readiness rule
+ * is unchanged: every probe in one round, the sockets owned by the child). */
+static void
+master_output(struct child *c, const char *p, size_t n)
+{
+	static const char *const lines[] = { "Master admin server started on port",
+		"HTTP metadata server started on", NULL };
+	struct master *m = c->arg;
+	char buf[sizeof m->scan + 16384];
+	size_t keep = strlen(m->scan), take = n < sizeof buf - keep - 1 ? n : sizeof buf - keep - 1;
+	int hit = 0;
+	if (c->state != CHILD_STARTING || !m->cfg->master.probe_on_output)
+		return;
+	/* the previous chunk's end, then this chunk's end: a line cut between two reads is seen */
+	memcpy(buf, m->scan, keep);
+	memcpy(buf + keep, p + n - take, take);
+	buf[keep + take] = '\0';
+	for (int i = 0; lines[i] != NULL && !hit; i++)
+		hit = memmem(buf, keep + take, lines[i], strlen(lines[i])) != NULL;
+	snprintf(m->scan, sizeof m->scan, "%s", buf + (keep + take > sizeof m->scan - 1 ?
+	    keep + take - (sizeof m->scan - 1) : 0));
+	if (!hit)
+		return;
+	m->retry_ms = 1;
+	if (m->pending > 0)
+		m->rerun = 1;
+	else {
+		evtimer_del(m->round_timer);
+		round_start(m);
+	}
+}
+
 static const struct child_ops master_ops = {
-	master_prepare, master_spawned, master_changed
+	master_prepare, master_spawned, master_changed, master_output
 };
 
 struct master *

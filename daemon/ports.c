@@ -76,14 +76,14 @@ listeners_netlink(struct listener *out, size_t max, size_t *n)
 	return 0;
 }
 
-/* Inodes of the sockets listening on port: netlink, or /proc/net/tcp{,6} where it is not allowed. */
+/* Inodes of the sockets listening on port: netlink, or /proc/net/tcp{,6} where it is not allowed.
+ * With all (from listeners_netlink, total of them) the dump is not made again. */
 static size_t
-listeners(int port, unsigned long *inodes, size_t max)
+listeners_from(const struct listener *all, size_t total, int port, unsigned long *inodes, size_t max)
 {
 	static const char *const files[] = { "/proc/net/tcp", "/proc/net/tcp6" };
-	struct listener all[1024];
-	size_t n = 0, total;
-	if (listeners_netlink(all, sizeof all / sizeof all[0], &total) == 0) {
+	size_t n = 0;
+	if (all != NULL) {
 		for (size_t i = 0; i < total; i++)
 			if (all[i].port == port && n < max)
 				inodes[n++] = all[i].inode;
@@ -98,6 +98,42 @@ listeners(int port, unsigned long *inodes, size_t max)
 			free(text);
 		}
 	}
+	return n;
+}
+
+static size_t
+listeners(int port, unsigned long *inodes, size_t max)
+{
+	static struct listener all[1024];
+	size_t total;
+	int nl = listeners_netlink(all, sizeof all / sizeof all[0], &total) == 0;
+	return listeners_from(nl ? all : NULL, total, port, inodes, max);
+}
+
+/* The socket inodes process pid holds (at most max). */
+static size_t
+pid_socket_inodes(const char *pid, unsigned long *out, size_t max)
+{
+	char path[300], link[64];
+	DIR *d;
+	struct dirent *de;
+	size_t n = 0;
+	snprintf(path, sizeof path, "/proc/%s/fd", pid);
+	if ((d = opendir(path)) == NULL)
+		return 0;
+	while (n < max && (de = readdir(d)) != NULL) {
+		char fdpath[600];
+		ssize_t r;
+		unsigned long ino;
+		snprintf(fdpath, sizeof fdpath, "%s/%s", path, de->d_name);
+		r = readlink(fdpath, link, sizeof link - 1);
+		if (r > 0) {
+			link[r] = '\0';
+			if ((ino = procnet_socket_inode(link)) != 0)
+				out[n++] = ino;
+		}
+	}
+	closedir(d);
 	return n;
 }
 
@@ -215,20 +251,21 @@ ports_holder(int port)
 	return listeners(port, inodes, MAX_LISTENERS) > 0 ? inode_holder(inodes[0]) : 0;
 }
 
-int
-ports_owned_by(pid_t pgid, int port, char *msg, size_t len)
+static int
+port_owned(pid_t pgid, int port, const struct listener *all, size_t total, const unsigned long *own,
+    size_t nown, char *msg, size_t len)
 {
 	unsigned long inodes[MAX_LISTENERS];
-	size_t n = listeners(port, inodes, MAX_LISTENERS);
-	char leader[32];
+	size_t n = listeners_from(all, total, port, inodes, MAX_LISTENERS);
 
 	if (n == 0) {
 		snprintf(msg, len, "nothing listens on port %d", port);
 		return 0;
 	}
-	snprintf(leader, sizeof leader, "%ld", (long)pgid);
 	for (size_t i = 0; i < n; i++) {
-		int mine = pid_has_inode(leader, inodes[i]);
+		int mine = 0;
+		for (size_t j = 0; j < nown && !mine; j++)
+			mine = own[j] == inodes[i];
 		if (!mine) {
 			/* A wrapper may have forked the real server: accept any process of the group. */
 			DIR *d = opendir("/proc");
@@ -247,3 +284,22 @@ ports_owned_by(pid_t pgid, int port, char *msg, size_t len)
 	}
 	return 1;
 }
+
+int
+ports_owned_by(pid_t pgid, const int *ports, size_t nports, char *msg, size_t len)
+{
+	static struct listener all[1024];
+	unsigned long own[256];
+	size_t total, nown;
+	char leader[32];
+	int nl = listeners_netlink(all, sizeof all / sizeof all[0], &total) == 0;
+
+	/* one dump of the listeners and one look at the leader's descriptors for every port */
+	snprintf(leader, sizeof leader, "%ld", (long)pgid);
+	nown = pid_socket_inodes(leader, own, sizeof own / sizeof own[0]);
+	for (size_t k = 0; k < nports; k++)
+		if (!port_owned(pgid, ports[k], nl ? all : NULL, total, own, nown, msg, len))
+			return 0;
+	return 1;
+}
+

@@ -6,9 +6,9 @@
 /* 0 when nothing listens on the port (a bind test on the wildcard address); else -1 with a message
  * that names the holder's pid and command when /proc tells. */
 int	ports_check_free(int, char *, size_t);
-/* 1 when every socket listening on port belongs to a process of the group pgid (and at least one
- * does); 0 with a message naming the foreign holder otherwise. */
-int	ports_owned_by(pid_t, int, char *, size_t);
+/* 1 when, on each of the ports, every listening socket belongs to a process of the group pgid (and
+ * at least one does); 0 with a message naming the port's foreign holder otherwise. */
+int	ports_owned_by(pid_t, const int *, size_t, char *, size_t);
 /* The pid holding a listening socket on port, or 0. */
 pid_t	ports_holder(int);
 #endif

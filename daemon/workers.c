@@ -35,7 +35,7 @@ worker_changed(struct child *c, int old)
 		sidecar_update(ws->sc);
 }
 
-static const struct child_ops worker_ops = { NULL, NULL, worker_changed };
+static const struct child_ops worker_ops = { NULL, NULL, worker_changed, NULL };
 
 struct workers *
 workers_new(struct sidecar *sc, char *err, size_t errlen)
