@@ -141,25 +141,12 @@ pid_socket_inodes(const char *pid, unsigned long *out, size_t max)
 static int
 pid_has_inode(const char *pid, unsigned long inode)
 {
-	char path[300], link[64];
-	DIR *d;
-	struct dirent *de;
-	int found = 0;
-	snprintf(path, sizeof path, "/proc/%s/fd", pid);
-	if ((d = opendir(path)) == NULL)
-		return 0;
-	while (!found && (de = readdir(d)) != NULL) {
-		char fdpath[600];
-		ssize_t n;
-		snprintf(fdpath, sizeof fdpath, "%s/%s", path, de->d_name);
-		n = readlink(fdpath, link, sizeof link - 1);
-		if (n > 0) {
-			link[n] = '\0';
-			found = procnet_socket_inode(link) == inode;
-		}
-	}
-	closedir(d);
-	return found;
+	static unsigned long own[4096];
+	size_t n = pid_socket_inodes(pid, own, sizeof own / sizeof own[0]);
+	for (size_t i = 0; i < n; i++)
+		if (own[i] == inode)
+			return 1;
+	return 0;
 }
 
 static pid_t
