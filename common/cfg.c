@@ -99,6 +99,7 @@ static const struct field admin_fields[] = {
 	{ "max_connections", F_INT, A(max_connections), 1, 65536, NULL },
 	{ "max_connections_per_ip", F_INT, A(max_connections_per_ip), 0, 65536, NULL },
 	{ "max_waiters", F_INT, A(max_waiters), 0, 65536, NULL },
+	{ "debug_routes", F_BOOL, A(debug_routes), 0, 0, NULL },
 	{ NULL, 0, 0, 0, 0, NULL }
 };
 #undef A

@@ -67,6 +67,7 @@ struct cfg {
 		long		 max_connections;
 		long		 max_connections_per_ip;	/* 0: no limit */
 		long		 max_waiters;	/* /endpoints long-polls held at once */
+		int		 debug_routes;	/* proxy the master's routes that list keys, segments, ... */
 	} admin;
 	struct {
 		char		*flavor;

@@ -35,9 +35,10 @@
 #define PROXY_MAX_BODY		(16 * 1024 * 1024)
 
 /* Every GET route of the master's admin API but /metrics (which the sidecar's own /metrics
- * carries), forwarded with the query as the client sent it. */
+ * carries), forwarded with the query as the client sent it. Those after the first NULL list keys,
+ * segments, tenants or jobs of the whole store: debug routes, 404 unless admin.debug_routes. */
 static const char *const proxied[] = {
-	"/health", "/role", "/leader", "/ha_status", "/metrics/summary", "/kv_events/status",
+	"/health", "/role", "/leader", "/ha_status", "/metrics/summary", "/kv_events/status", NULL,
 	"/query_key", "/batch_query_keys", "/get_all_keys", "/get_all_segments", "/get_segments_detail",
 	"/query_segment", "/api/v1/drain_jobs/query", "/api/v1/segments/status", "/api/v1/tenant_quotas",
 	NULL
@@ -439,8 +440,10 @@ route(struct request *r, const char *url)
 	struct admin *a = r->a;
 	struct query q = { { NULL, 0, 0 }, 0 };
 
-	for (int i = 0; proxied[i] != NULL; i++) {
-		if (strcmp(url, proxied[i]) != 0)
+	for (size_t i = 0; i < sizeof proxied / sizeof proxied[0]; i++) {
+		if (proxied[i] == NULL && !a->sc->cfg.admin.debug_routes)
+			break;		/* the debug routes follow the first NULL */
+		if (proxied[i] == NULL || strcmp(url, proxied[i]) != 0)
 			continue;
 		r->route = proxied[i];
 		MHD_get_connection_values_n(r->conn, MHD_GET_ARGUMENT_KIND, query_arg, &q);

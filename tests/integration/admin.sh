@@ -12,7 +12,7 @@ json_state() { grep -q "\"state\":\"$2\"" <<<"$1"; }
 # starting: the master's admin port is not open yet.
 
 new_ports
-write_config st
+write_config st '' '"admin": { "listen": "127.0.0.1:@SIDE@", "debug_routes": true }'
 MC_STANDIN_START_DELAY_MS=4000 start_sidecar st
 wait_for 5 state_is starting || fail "never starting"
 wait_for 5 curl -sf -o /dev/null "http://127.0.0.1:$META/health" || fail "metadata never up"
@@ -31,7 +31,7 @@ pass "starting: /livez ok, /readyz 503 with the reason, /metrics says not ready,
 kill_quiet "$SC_PID"
 
 # ready: the same status, content type and body as the master itself.
-MC_STANDIN_KEYS='a:b/c=4096,k1=1024,p+q=8' up r '"liveness_failures": 1000'
+MC_STANDIN_KEYS='a:b/c=4096,k1=1024,p+q=8' up r '"liveness_failures": 1000' '"admin": { "listen": "127.0.0.1:@SIDE@", "debug_routes": true }'
 for p in $PROXIED; do
 	HS=$(curl -s -D - -o "$T/side.body" "http://127.0.0.1:$SIDE$p")
 	curl -s -D "$T/direct.hdr" -o "$T/direct.body" "http://127.0.0.1:$ADMIN$p"
@@ -120,6 +120,14 @@ B=$(adm /health)
 adm /readyz | grep -q '^not ready: master backoff: exited with code 1; restarting in 60000 ms' || fail "backoff readyz"
 grep -q '"code": 1' <<<"$(adm /status)" || fail "last_exit code"
 pass "backoff: proxied 503 {\"state\":\"backoff\"}, /readyz says why, /status last_exit code 1"
+# admin.debug_routes off (the default): the routes that list the store's keys, segments, tenants or
+# jobs are not there at all; the others still proxy.
+for p in /query_key?key=x /batch_query_keys?keys=a /get_all_keys /get_all_segments /get_segments_detail \
+    /query_segment?segment=s /api/v1/drain_jobs/query /api/v1/segments/status /api/v1/tenant_quotas; do
+	[ "$(adm_code "$p")" = 404 ] && adm "$p" | grep -q '"error":"not found"' || fail "debug route $p: $(adm_code "$p") $(adm "$p")"
+done
+[ "$(adm_code /kv_events/status)" = 503 ] || fail "/kv_events/status is not a debug route"
+pass "admin.debug_routes false (the default): the 9 routes that list the store answer 404; /health, /kv_events/status and the rest proxy"
 kill_quiet "$SC_PID"
 new_ports
 write_config f '"restart": { "backoff_initial_ms": 10, "burst": 1 }'

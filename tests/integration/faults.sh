@@ -118,7 +118,7 @@ try() {	# try NAME EXPECT(4xx|closed|2xx) BYTES...
 }
 try "bad method" 4xx 'FROB /livez HTTP/1.1\r\nHost: x\r\n\r\n'
 try "64 KiB header" 4xx "GET /livez HTTP/1.1\r\nX-Big: $(head -c 65536 /dev/zero | tr '\0' a)\r\n\r\n"
-try "invalid percent-encoding" 4xx 'GET /query_key?key=%%zz HTTP/1.1\r\nHost: x\r\n\r\n'
+try "invalid percent-encoding" 4xx 'GET /health?key=%%zz HTTP/1.1\r\nHost: x\r\n\r\n'
 try "absolute-form URI" 4xx 'GET http://evil.example/health HTTP/1.1\r\nHost: x\r\n\r\n'
 try "HTTP/0.9" 4xx 'GET /livez\r\n\r\n'
 try "garbage" 4xx '\x01\x02\x03\x04\r\n\r\n'

@@ -12,7 +12,7 @@ use_real() { sed -i "s|\"command\": \\[\"$STANDIN\"\\]|\"command\": [\"$REAL\"]|
 
 # Start to READY=1.
 new_ports
-write_config r '"address": "127.0.0.1", "ready_timeout_ms": 20000, "extra_args": ["--rpc_address=127.0.0.1", "--metrics_host=127.0.0.1"]'
+write_config r '"address": "127.0.0.1", "ready_timeout_ms": 20000, "extra_args": ["--rpc_address=127.0.0.1", "--metrics_host=127.0.0.1"]' '"admin": { "listen": "127.0.0.1:@SIDE@", "debug_routes": true }'
 use_real r
 start_sidecar r
 wait_for 20 notified 'READY=1' || fail "the real master never became ready: $(tail -5 "$T/r/mooncake_master.log")"
