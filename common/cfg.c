@@ -767,9 +767,11 @@ resolve(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
 	check_ports(c, errs);
 	check_sizes(c, errs);
 	check_parallel(c, errs);
+	c->master.ha_entry[0] = '\0';
 	if (c->master.enabled) {
-		char entry[512], why[300];
-		if (workerenv_ha_entry(c->master.extra_args, entry, sizeof entry, why, sizeof why) < 0)
+		char why[300];
+		if (workerenv_ha_entry(c->master.extra_args, c->master.ha_entry, sizeof c->master.ha_entry,
+		    why, sizeof why) < 0)
 			strv_pushf(errs, "master.extra_args: %s", why);
 	}
 	check_restart(&c->master.restart, "master.restart", errs);

@@ -52,6 +52,8 @@ struct cfg {
 		struct kvlist	 env;
 		long		 ready_timeout_ms, probe_interval_ms, stop_timeout_ms;
 		int		 probe_on_output;	/* probe at once when its output says a server is up */
+		char		 ha_entry[512];	/* resolved: with --enable_ha, what clients connect through
+						   (workerenv_ha_entry); "" otherwise */
 		long		 liveness_interval_ms, liveness_failures;
 		struct restart_cfg restart;
 		char		*url;

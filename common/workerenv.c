@@ -26,10 +26,8 @@ split_hostport(const char *s, char *host, size_t len, long *port)
 	return *end == '\0' && *port > 0 && *port <= 65535 ? 0 : -1;
 }
 
-/* A gflags flag's value in args (the last one wins, as in gflags): "-f=v", "--f=v", "-f v", "--f v";
- * a bare boolean "--f" is "true" and "--nof" "false". NULL when absent. */
-static const char *
-gflag(char *const *args, const char *name, int boolean)
+const char *
+workerenv_gflag(char *const *args, const char *name, int boolean)
 {
 	const char *v = NULL;
 	size_t n = strlen(name);
@@ -51,8 +49,8 @@ gflag(char *const *args, const char *name, int boolean)
 int
 workerenv_ha_entry(char *const *args, char *out, size_t len, char *err, size_t errlen)
 {
-	const char *ha = gflag(args, "enable_ha", 1), *type = gflag(args, "ha_backend_type", 0);
-	const char *conn = gflag(args, "ha_backend_connstring", 0), *etcd = gflag(args, "etcd_endpoints", 0);
+	const char *ha = workerenv_gflag(args, "enable_ha", 1), *type = workerenv_gflag(args, "ha_backend_type", 0);
+	const char *conn = workerenv_gflag(args, "ha_backend_connstring", 0), *etcd = workerenv_gflag(args, "etcd_endpoints", 0);
 	if (ha == NULL || !(strcmp(ha, "true") == 0 || strcmp(ha, "1") == 0 || strcmp(ha, "yes") == 0 ||
 	    strcmp(ha, "y") == 0 || strcmp(ha, "t") == 0))
 		return 0;

@@ -12,6 +12,11 @@ struct master_addr {
 					   NULL: address:rpc_port */
 };
 
+/* A gflags flag's value in the master's arguments, as gflags reads them (the last one wins):
+ * "-f=v", "--f=v", "-f v", "--f v"; with boolean, a bare "--f" is "true" and "--nof" "false". NULL
+ * when absent. */
+const char *workerenv_gflag(char *const *args, const char *name, int boolean);
+
 /* The HA entry of a master started with these flags: with --enable_ha, "<ha_backend_type>://<conn>"
  * where conn is --ha_backend_connstring, or for the etcd backend (the default) --etcd_endpoints,
  * as the master resolves it; a Mooncake client splits it at "://" and follows the leader itself.

@@ -49,7 +49,6 @@ struct endpoints {
 	char			 addr[URL_HOST_MAX];	/* of the last ready publish */
 	char			 instance[40];	/* this run, in the endpoints.json it writes */
 	char			 head_instance[40];	/* a follower: the head's run it mirrors */
-	char			 ha_entry[512];	/* HA: what clients connect through (the master's flags) */
 	char			 mirror_entry[512];	/* a follower: the head's */
 	struct master_addr	 ma;
 };
@@ -104,10 +103,6 @@ endpoints_new(const struct cfg *cfg, struct event_base *base, void (*changed)(vo
 	e->store_path = xasprintf("%s/mooncake_store_config.json", cfg->job.run_dir);
 	e->json_path = xasprintf("%s/endpoints.json", cfg->job.run_dir);
 	endpoints_local_ipv4(e->local_ip, sizeof e->local_ip);
-	if (cfg->master.enabled) {
-		char why[300];
-		(void)workerenv_ha_entry(cfg->master.extra_args, e->ha_entry, sizeof e->ha_entry, why, sizeof why);
-	}
 	if ((old = json_load_file(e->json_path, 0, NULL)) != NULL) {
 		char err[256];
 		e->generation = (unsigned)json_integer_value(json_object_get(old, "generation"));
@@ -180,7 +175,7 @@ render_json(const struct endpoints *e, unsigned gen, int ready, const struct end
 	json_object_set_new(mo, "ready_at", iso8601(m->ready_wall));
 	/* what MOONCAKE_MASTER and master_server_address say: in HA mode the backend entry, through
 	 * which a connected client follows a failover by itself; rpc stays the current leader */
-	json_object_set_new(mo, "client_address", json_string(e->ha_entry[0] ? e->ha_entry : rpc));
+	json_object_set_new(mo, "client_address", json_string(c->master.ha_entry[0] ? c->master.ha_entry : rpc));
 	json_object_set_new(o, "master", mo);
 	if (m->leader_via != NULL)
 		json_object_set_new(o, "leader_via", json_string(m->leader_via));
@@ -303,7 +298,8 @@ set_state(struct endpoints *e, unsigned gen, int ready, const struct master_addr
 	snprintf(e->addr, sizeof e->addr, "%s", ma->address);
 	e->ma = *ma;
 	e->ma.address = e->addr;
-	e->ma.entry = e->ha_entry[0] ? e->ha_entry : e->mirror_entry[0] ? e->mirror_entry : NULL;
+	e->ma.entry = e->cfg->master.ha_entry[0] ? e->cfg->master.ha_entry :
+	    e->mirror_entry[0] ? e->mirror_entry : NULL;
 	e->dirty = 1;
 	return flush(e);
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "clock.h"
 #include "log.h"
+#include "workerenv.h"
 #include "master.h"
 #include "metrics.h"
 #include "ports.h"
@@ -54,17 +55,6 @@ struct master {
 
 static void round_start(struct master *);
 
-static const char *
-flag_value(char *const *args, const char *flag)
-{
-	size_t n = strlen(flag);
-	const char *v = NULL;
-	for (; args != NULL && *args != NULL; args++)
-		if (strncmp(*args, flag, n) == 0 && (*args)[n] == '=')
-			v = *args + n + 1;
-	return v;
-}
-
 static void
 probe_host(const char *bind, char *out, size_t len)
 {
@@ -76,29 +66,19 @@ probe_host(const char *bind, char *out, size_t len)
 		snprintf(out, len, "%s", bind);
 }
 
-static int
-ha_enabled(char *const *args)
-{
-	for (; args != NULL && *args != NULL; args++)
-		if (strcmp(*args, "--enable_ha") == 0 || strcmp(*args, "--enable_ha=true") == 0 ||
-		    strcmp(*args, "--enable_ha=1") == 0 || strcmp(*args, "-enable_ha") == 0)
-			return 1;
-	return 0;
-}
-
 int
 master_targets(const struct cfg *cfg, struct httpc_target *t, char *err, size_t errlen)
 {
 	static const char *const flags[PROBE_COUNT] = {
-		"--rpc_address", "--http_metadata_server_host", "--metrics_host"
+		"rpc_address", "http_metadata_server_host", "metrics_host"
 	};
 	for (int i = 0; i < PROBE_COUNT; i++) {
 		char host[URL_HOST_MAX], why[400];
 		long port = i == PROBE_RPC ? cfg->master.rpc_port : i == PROBE_METADATA ?
 		    cfg->master.http_metadata_port : cfg->master.metrics_port;
-		probe_host(flag_value(cfg->master.extra_args, flags[i]), host, sizeof host);
+		probe_host(workerenv_gflag(cfg->master.extra_args, flags[i], 0), host, sizeof host);
 		if (httpc_resolve(host, (int)(port ? port : 1), &t[i], why, sizeof why) != 0) {
-			snprintf(err, errlen, "master.extra_args: %s=%s: %s", flags[i], host, why);
+			snprintf(err, errlen, "master.extra_args: --%s=%s: %s", flags[i], host, why);
 			return -1;
 		}
 	}
@@ -494,7 +474,7 @@ master_new(struct event_base *base, const struct cfg *cfg, const struct httpc_ta
 		m->slots[i] = (struct slot){ m, i };
 		m->up[i] = httpc_new(base, &targets[i], 1, PROBE_MAX_BODY, READINESS_PROBE_TIMEOUT_MS);
 	}
-	m->ha = ha_enabled(cfg->master.extra_args);
+	m->ha = cfg->master.ha_entry[0] != '\0';
 	m->round_timer = evtimer_new(base, round_cb, m);
 	m->deadline = evtimer_new(base, deadline_cb, m);
 	child_init(&m->child, base, "mooncake_master", master_argv(cfg),

@@ -142,13 +142,9 @@ node_plan(struct buf *b, const struct cfg *cfg, const struct topology *t, const 
 	struct kvlist mc = { 0 };
 	char *store = xasprintf("%s/mooncake_store_config.json", cfg->job.run_dir), *path;
 	const char *master_addr = cfg->master.address[0] ? cfg->master.address : cfg->master.node;
-	struct master_addr ma = { master_addr, cfg->master.rpc_port, cfg->master.http_metadata_port, NULL };
-	char entry[512], why[300];
+	struct master_addr ma = { master_addr, cfg->master.rpc_port, cfg->master.http_metadata_port,
+	    cfg->master.ha_entry };
 	int first = 1;
-
-	if (cfg->master.enabled && workerenv_ha_entry(cfg->master.extra_args, entry, sizeof entry, why,
-	    sizeof why) > 0)
-		ma.entry = entry;
 
 	buf_add(b, "{", 1);
 	str_field(b, &first, "node", node);
