@@ -101,13 +101,31 @@ listeners_from(const struct listener *all, size_t total, int port, unsigned long
 	return n;
 }
 
+/* One netlink dump of every listener (NULL where netlink is not allowed: listeners_from then reads
+ * /proc/net/tcp{,6}). */
+static const struct listener *
+listeners_dump(size_t *total)
+{
+	static struct listener all[1024];
+	*total = 0;
+	return listeners_netlink(all, sizeof all / sizeof all[0], total) == 0 ? all : NULL;
+}
+
 static size_t
 listeners(int port, unsigned long *inodes, size_t max)
 {
-	static struct listener all[1024];
 	size_t total;
-	int nl = listeners_netlink(all, sizeof all / sizeof all[0], &total) == 0;
-	return listeners_from(nl ? all : NULL, total, port, inodes, max);
+	const struct listener *all = listeners_dump(&total);
+	return listeners_from(all, total, port, inodes, max);
+}
+
+static int
+in_set(const unsigned long *set, size_t n, unsigned long inode)
+{
+	for (size_t i = 0; i < n; i++)
+		if (set[i] == inode)
+			return 1;
+	return 0;
 }
 
 /* The socket inodes process pid holds (at most max). */
@@ -142,11 +160,7 @@ static int
 pid_has_inode(const char *pid, unsigned long inode)
 {
 	static unsigned long own[4096];
-	size_t n = pid_socket_inodes(pid, own, sizeof own / sizeof own[0]);
-	for (size_t i = 0; i < n; i++)
-		if (own[i] == inode)
-			return 1;
-	return 0;
+	return in_set(own, pid_socket_inodes(pid, own, sizeof own / sizeof own[0]), inode);
 }
 
 static pid_t
@@ -250,9 +264,7 @@ port_owned(pid_t pgid, int port, const struct listener *all, size_t total, const
 		return 0;
 	}
 	for (size_t i = 0; i < n; i++) {
-		int mine = 0;
-		for (size_t j = 0; j < nown && !mine; j++)
-			mine = own[j] == inodes[i];
+		int mine = in_set(own, nown, inodes[i]);
 		if (!mine) {
 			/* A wrapper may have forked the real server: accept any process of the group. */
 			DIR *d = opendir("/proc");
@@ -275,17 +287,16 @@ port_owned(pid_t pgid, int port, const struct listener *all, size_t total, const
 int
 ports_owned_by(pid_t pgid, const int *ports, size_t nports, char *msg, size_t len)
 {
-	static struct listener all[1024];
-	unsigned long own[256];
+	static unsigned long own[4096];
 	size_t total, nown;
 	char leader[32];
-	int nl = listeners_netlink(all, sizeof all / sizeof all[0], &total) == 0;
-
 	/* one dump of the listeners and one look at the leader's descriptors for every port */
+	const struct listener *all = listeners_dump(&total);
+
 	snprintf(leader, sizeof leader, "%ld", (long)pgid);
 	nown = pid_socket_inodes(leader, own, sizeof own / sizeof own[0]);
 	for (size_t k = 0; k < nports; k++)
-		if (!port_owned(pgid, ports[k], nl ? all : NULL, total, own, nown, msg, len))
+		if (!port_owned(pgid, ports[k], all, total, own, nown, msg, len))
 			return 0;
 	return 1;
 }
