@@ -280,7 +280,7 @@ query_arg(void *cls, enum MHD_ValueKind kind, const char *key, size_t klen, cons
 	return MHD_YES;
 }
 
-/* A query argument of the sidecar's own routes, decoded into buf ("" when absent or too long). */
+/* A query argument of the sidecar's own routes, decoded into buf; NULL when absent or too long. */
 static const char *
 own_arg(struct request *r, const char *key, char *buf, size_t len)
 {

@@ -19,7 +19,6 @@ top_builddir=$top/build-bench
 
 median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) {print "nan"; exit} m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.1f", m}'; }
 range() { sort -n | awk 'NR==1{lo=$1} {hi=$1} END {printf "[%.1f-%.1f]", lo, hi}'; }
-accepts() { (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; }
 loop_execs_over() { [ "$(count "$EV" '^exec')" -gt "$1" ]; }
 rss_kb() { awk '/^VmRSS/{print $2}' /proc/"$1"/status; }
 

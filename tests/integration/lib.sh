@@ -74,6 +74,7 @@ wait_for() {
 
 # is VALUE CMD...: CMD prints VALUE (for wait_for, which runs it again on every poll)
 is() { [ "$("${@:2}")" = "$1" ]; }
+accepts() { (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; }	# something listens on the port
 alive() { "$TESTKIT" alive "$1"; }
 dead() { ! "$TESTKIT" alive "$1"; }
 grep_q() { grep -q -- "$2" "$1" 2>/dev/null; }

@@ -5,7 +5,6 @@
 
 run_bg() { "$STANDIN" "$@" 2>"$T/standin.err" & SP=$!; STARTED+=($SP); }
 reap() { wait "$SP" 2>/dev/null; }
-accepts() { (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; }
 flags() { echo --rpc_port=$RPC --rpc_address=127.0.0.1 --enable_http_metadata_server=true --http_metadata_server_port=$META --metrics_port=$ADMIN --metrics_host=127.0.0.1 "$@"; }
 body() { curl -s "http://127.0.0.1:$1$2"; }
 code() { curl -s -o /dev/null -w '%{http_code}' "${@:2}" "http://127.0.0.1:$1"; }

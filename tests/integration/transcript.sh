@@ -45,8 +45,6 @@ ask() {
 	python3 "$SHAPE" "$T/a.hdr" "$T/a.body"
 }
 
-accepts() { (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; }
-
 # bound PORT: the address a listening socket on PORT is bound to, the port masked.
 bound() { ss -Hltn "sport = :$1" | awk '{print $4}' | sed "s/:$1\$/:PORT/" | sort -u | tr '\n' ' '; }
 
