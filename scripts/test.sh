@@ -68,7 +68,17 @@ drc=$?
 if [ $drc -eq 0 ]; then
 	echo "distcheck: $(grep 'archives ready' "$dist/distcheck.out")"
 else
-	echo "distcheck failed:"; tail -30 "$dist/distcheck.out"
+	# Each failed test of the tarball's own run counts, with the end of its log; a failure before
+	# or after the tests (build, install, uninstall check) counts as one.
+	dfail=$(grep -cE '^(FAIL|ERROR):' "$dist/distcheck.out")
+	echo "distcheck failed ($dfail failed test(s)):"
+	grep -E '^(FAIL|ERROR):' "$dist/distcheck.out"
+	for t in $(sed -nE 's/^(FAIL|ERROR): //p' "$dist/distcheck.out"); do
+		log=$(ls "$dist"/mooncake-sidecar-*/_build/sub/"${t%.sh}".log 2>/dev/null | head -1)
+		[ -n "$log" ] && { echo "==== distcheck $t"; tail -40 "$log"; }
+	done
+	[ "$dfail" -gt 0 ] || { tail -30 "$dist/distcheck.out"; dfail=1; }
+	failed=$((failed + dfail))
 fi
 # Each libFuzzer target for FUZZ_SECONDS (30 by default); a crashing input lands in the corpus that
 # make check replays.
