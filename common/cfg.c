@@ -56,6 +56,7 @@ static const struct field job_fields[] = {
 	{ "gpus_per_node", F_INT, J(gpus_per_node), 0, 1024, NULL },
 	{ "run_dir", F_STR, J(run_dir), 1, 0, NULL },
 	{ "log_dir", F_STR, J(log_dir), 0, 0, NULL },
+	{ "network_interface", F_STR, J(network_interface), 0, 0, NULL },
 	{ NULL, 0, 0, 0, 0, NULL }
 };
 #undef J
@@ -568,6 +569,7 @@ cfg_defaults(struct cfg *c)
 	c->job.gpus_per_node = 8;
 	c->job.run_dir = xstrdup("/tmp/mooncake-sidecar/local");
 	c->job.log_dir = xstrdup("");
+	c->job.network_interface = xstrdup("");
 	c->log.max_bytes = 64L * 1024 * 1024;
 	c->log.keep = 5;
 	c->master.enabled = 1;
@@ -784,6 +786,9 @@ resolve(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
 		c->job.log_dir = xstrdup(c->job.run_dir);
 	} else if (c->job.log_dir[0] != '/')
 		strv_pushf(errs, "job.log_dir: must be an absolute path, got \"%s\"", c->job.log_dir);
+	if (strlen(c->job.network_interface) > 15 || strpbrk(c->job.network_interface, "/: \t") != NULL)
+		strv_pushf(errs, "job.network_interface: \"%s\" is not an interface name (up to 15 characters, "
+		    "no '/', ':' or blanks; for example \"ib0\" or \"eth0\")", c->job.network_interface);
 	if (c->master.url[0] != '\0') {
 		struct url u;
 		char why[256];
@@ -892,6 +897,7 @@ cfg_free(struct cfg *c)
 	free(c->job.node);
 	free(c->job.run_dir);
 	free(c->job.log_dir);
+	free(c->job.network_interface);
 	free(c->master.node);
 	strv_freev(c->master.command);
 	free(c->master.address);

@@ -37,6 +37,7 @@ struct cfg {
 		long		 gpus_per_node;	/* resolved */
 		char		*run_dir;
 		char		*log_dir;	/* the children's logs; resolved: run_dir when empty */
+		char		*network_interface;	/* the interface whose IPv4 workers use, or "" */
 	} job;
 	struct {
 		long		 max_bytes;	/* rotate a child's log at this size; 0: never */

@@ -81,6 +81,18 @@ epcheck(const char *text, size_t len, struct ep_view *v, char *err, size_t errle
 		if (strstr(s, "://") != NULL)
 			snprintf(v->entry, sizeof v->entry, "%s", s);
 	}
+	if ((x = json_object_get(j, "workers")) != NULL) {
+		size_t i;
+		json_t *w;
+		if (!json_is_array(x))
+			return bad(j, err, errlen, "workers", "not an array");
+		json_array_foreach(x, i, w) {
+			json_t *port = json_object_get(w, "http_port");
+			if (!json_is_string(json_object_get(w, "node")) || !json_is_string(json_object_get(w, "role")) ||
+			    !json_is_integer(port) || json_integer_value(port) < 1 || json_integer_value(port) > 65535)
+				return bad(j, err, errlen, "workers", "not a list of {node, role, http_port}");
+		}
+	}
 	json_decref(j);
 	return 0;
 }

@@ -299,6 +299,8 @@ status_json(const struct sidecar *sc)
 	const struct child *c = sc->master ? master_child(sc->master) : NULL;
 	json_object_set_new(o, "version", json_string(PACKAGE_VERSION));
 	json_object_set_new(o, "node", json_string(sc->cfg.job.node));
+	json_object_set_new(o, "node_address", json_pack("{s:s, s:s}", "address", sc->node_addr.addr, "source",
+	    sc->node_addr.source));
 	json_object_set_new(o, "job_id", json_string(sc->cfg.job.id));
 	json_object_set_new(o, "uptime_s", json_real(mono_now() - sc->started));
 	json_object_set_new(o, "ready", json_boolean((c != NULL ? c->state == CHILD_READY :
@@ -484,8 +486,10 @@ route(struct request *r, const char *url)
 		    workers_ready(a->sc->workers) == workers_count(a->sc->workers))
 			return respond_text(r, MHD_HTTP_OK, "ready");
 		if (c == NULL && a->sc->endpoints != NULL && endpoints_ready(a->sc->endpoints))
-			snprintf(why, sizeof why, "not ready: %zu of %zu workers running",
-			    workers_ready(a->sc->workers), workers_count(a->sc->workers));
+		{
+			snprintf(why, sizeof why, "not ready: ");
+			workers_describe(a->sc->workers, why + strlen(why), sizeof why - strlen(why));
+		}
 		else if (c == NULL && a->sc->follow != NULL)
 			snprintf(why, sizeof why, "not ready: %s", follow_state(a->sc->follow));
 		else if (c == NULL)

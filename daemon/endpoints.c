@@ -1,7 +1,5 @@
 #include "config.h"
 #include <arpa/inet.h>
-#include <ifaddrs.h>
-#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +18,7 @@
 #include "metrics.h"
 #include "workerenv.h"
 #include "url.h"
+#include "topology.h"
 #include "xalloc.h"
 
 /*
@@ -51,28 +50,38 @@ struct endpoints {
 	char			 head_instance[40];	/* a follower: the head's run it mirrors */
 	char			 mirror_entry[512];	/* a follower: the head's */
 	struct master_addr	 ma;
+	json_t			*workers;	/* the job's HTTP-serving worker processes, or NULL */
 };
 
 #define RETRY_MIN_MS	50
 #define RETRY_MAX_MS	5000
 
-void
-endpoints_local_ipv4(char *out, size_t len)
-{
-	struct ifaddrs *ifa, *i;
-	snprintf(out, len, "127.0.0.1");
-	if (getifaddrs(&ifa) != 0)
-		return;
-	for (i = ifa; i != NULL; i = i->ifa_next)
-		if (i->ifa_addr != NULL && i->ifa_addr->sa_family == AF_INET &&
-		    (i->ifa_flags & IFF_UP) && !(i->ifa_flags & IFF_LOOPBACK)) {
-			inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, out, (socklen_t)len);
-			break;
-		}
-	freeifaddrs(ifa);
-}
-
 static void retry_cb(evutil_socket_t, short, void *);
+
+/* Every worker process of the job that serves HTTP (not a --headless rank), by node, role, worker
+ * index and data-parallel rank: where a router sends requests. The same on every node. */
+static json_t *
+job_workers(const struct cfg *c)
+{
+	struct topology t;
+	char err[512];
+	json_t *a;
+	if (c->workers.ngroups == 0 || topology_build(c, &c->job.nodes, c->job.gpus_per_node, &t, err,
+	    sizeof err) != 0)
+		return NULL;
+	a = json_array();
+	for (size_t i = 0; i < t.nprocs; i++) {
+		const struct topo_process *p = &t.procs[i];
+		if (p->headless || p->http_port <= 0)
+			continue;
+		json_array_append_new(a, json_pack("{s:s, s:s, s:i, s:o, s:i}", "node", c->job.nodes.v[p->node],
+		    "role", p->role, "worker_index", p->worker_index, "dp_rank",
+		    p->dp_rank >= 0 && p->kind == TOPO_PER_GPU ? json_integer(p->dp_rank) : json_null(),
+		    "http_port", p->http_port));
+	}
+	topology_free(&t);
+	return a;
+}
 
 static void
 random_hex(char *out, size_t n)
@@ -90,7 +99,8 @@ random_hex(char *out, size_t n)
 }
 
 struct endpoints *
-endpoints_new(const struct cfg *cfg, struct event_base *base, void (*changed)(void *), void *arg)
+endpoints_new(const struct cfg *cfg, struct event_base *base, const char *local_ip, void (*changed)(void *),
+    void *arg)
 {
 	struct endpoints *e = xcalloc(1, sizeof *e);
 	json_t *old;
@@ -102,7 +112,8 @@ endpoints_new(const struct cfg *cfg, struct event_base *base, void (*changed)(vo
 	e->env_path = xasprintf("%s/mooncake.env", cfg->job.run_dir);
 	e->store_path = xasprintf("%s/mooncake_store_config.json", cfg->job.run_dir);
 	e->json_path = xasprintf("%s/endpoints.json", cfg->job.run_dir);
-	endpoints_local_ipv4(e->local_ip, sizeof e->local_ip);
+	snprintf(e->local_ip, sizeof e->local_ip, "%s", local_ip);
+	e->workers = job_workers(cfg);
 	if ((old = json_load_file(e->json_path, 0, NULL)) != NULL) {
 		char err[256];
 		e->generation = (unsigned)json_integer_value(json_object_get(old, "generation"));
@@ -133,6 +144,7 @@ endpoints_free(struct endpoints *e)
 	free(e->json_path);
 	free(e->json);
 	free(e->json_not_ready);
+	json_decref(e->workers);
 	event_free(e->retry);
 	free(e);
 }
@@ -181,6 +193,8 @@ render_json(const struct endpoints *e, unsigned gen, int ready, const struct end
 		json_object_set_new(o, "leader_via", json_string(m->leader_via));
 	json_object_set_new(o, "sidecar", json_pack("{s:o}", "admin_url", json_sprintf("http://%s", side)));
 	json_object_set_new(o, "instance", json_string(e->instance));
+	if (e->workers != NULL)
+		json_object_set(o, "workers", e->workers);
 	s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(o);
 	free(rpc);

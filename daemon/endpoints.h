@@ -21,7 +21,10 @@ struct endpoints;
  * generation continued, so that readers never see the generation go back. */
 struct event_base;
 /* changed(arg) is called from the loop when a retried write brought the disk up to date. */
-struct endpoints *endpoints_new(const struct cfg *, struct event_base *, void (*)(void *), void *);
+/* local_ip: this node's address (MOONCAKE_LOCAL_HOSTNAME, the sidecar's own address when it
+ * listens on a wildcard). */
+struct endpoints *endpoints_new(const struct cfg *, struct event_base *, const char *, void (*)(void *),
+		    void *);
 void		 endpoints_free(struct endpoints *);
 /* Generation gen becomes what /endpoints serves at once; then the files are written. ready: all
  * three, atomically and durably, endpoints.json last (not ready instead when another one fails);
@@ -44,6 +47,4 @@ unsigned	 endpoints_generation(const struct endpoints *);
 int		 endpoints_ready(const struct endpoints *);
 const char	*endpoints_json(const struct endpoints *);	/* NULL before the first write */
 double		 endpoints_written_at(const struct endpoints *);
-/* This node's first non-loopback IPv4 address, or 127.0.0.1. */
-void		 endpoints_local_ipv4(char *, size_t);
 #endif

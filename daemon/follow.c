@@ -155,31 +155,39 @@ poll_head(struct follow *f)
 	f->req = httpc_get(f->head, path, FOLLOW_HOLD_MS + 5000, answered, f);
 }
 
+int
+follow_sidecar_of(const struct cfg *c, const char *node, char *url, size_t len, struct httpc_target *t,
+    char *err, size_t errlen)
+{
+	struct url u;
+	char why[400];
+	if (strcmp(node, c->master.node) == 0 && c->master.url[0] != '\0') {
+		if (url_parse(c->master.url, &u, why, sizeof why) != 0) {
+			snprintf(err, errlen, "master.url: %s", why);
+			return -1;
+		}
+		snprintf(url, len, "%s", c->master.url);
+	} else {
+		snprintf(u.host, sizeof u.host, "%s", node);
+		u.port = (int)c->admin.port;
+		snprintf(url, len, strchr(u.host, ':') ? "http://[%s]:%d" : "http://%s:%d", u.host, u.port);
+	}
+	/* Before the loop runs, so a blocking lookup is allowed here. */
+	if (httpc_resolve(u.host, u.port, t, why, sizeof why) != 0) {
+		snprintf(err, errlen, "the sidecar of %s at %s: %s", node, url, why);
+		return -1;
+	}
+	return 0;
+}
+
 struct follow *
 follow_new(struct sidecar *sc, char *err, size_t errlen)
 {
 	struct follow *f = xcalloc(1, sizeof *f);
 	const struct cfg *c = &sc->cfg;
 	struct httpc_target t;
-	struct url u;
-	char why[400];
 
-	if (c->master.url[0] != '\0') {
-		if (url_parse(c->master.url, &u, why, sizeof why) != 0) {
-			snprintf(err, errlen, "master.url: %s", why);
-			free(f);
-			return NULL;
-		}
-		snprintf(f->url, sizeof f->url, "%s", c->master.url);
-	} else {
-		snprintf(u.host, sizeof u.host, "%s", c->master.node);
-		u.port = (int)c->admin.port;
-		snprintf(f->url, sizeof f->url, strchr(u.host, ':') ? "http://[%s]:%d" : "http://%s:%d",
-		    u.host, u.port);
-	}
-	/* Before the loop runs, so a blocking lookup is allowed here. */
-	if (httpc_resolve(u.host, u.port, &t, why, sizeof why) != 0) {
-		snprintf(err, errlen, "the head sidecar %s: %s", f->url, why);
+	if (follow_sidecar_of(c, c->master.node, f->url, sizeof f->url, &t, err, errlen) != 0) {
 		free(f);
 		return NULL;
 	}

@@ -2,8 +2,15 @@
 #define DAEMON_FOLLOW_H
 #include <stddef.h>
 
+struct cfg;
+struct httpc_target;
 struct sidecar;
 struct follow;
+
+/* The sidecar of node: master.url for the master's node when it is set, else node at this node's
+ * admin port. Resolved (blocking: before the loop). Returns 0, or -1 with err naming it. */
+int		 follow_sidecar_of(const struct cfg *, const char *, char *, size_t, struct httpc_target *,
+		    char *, size_t);
 
 /* A node without a master follows the head sidecar (master.url, else master.node at this node's admin
  * port) through long-polls of its /endpoints, and mirrors what it says into this node's files.

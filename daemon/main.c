@@ -10,6 +10,7 @@
 #include <sysexits.h>
 #include <unistd.h>
 #include <event2/event.h>
+#include "addrs.h"
 #include "admin.h"
 #include "atomicfile.h"
 #include "cfg.h"
@@ -122,8 +123,9 @@ sidecar_update(struct sidecar *s)
 	workers_update(s->workers);
 	if (workers_count(s->workers) > 0) {
 		size_t len = strlen(status);
-		snprintf(status + len, sizeof status - len, "; %zu/%zu workers running",
-		    workers_ready(s->workers), workers_count(s->workers));
+		snprintf(status + len, sizeof status - len, "; ");
+		len = strlen(status);
+		workers_describe(s->workers, status + len, sizeof status - len);
 	}
 
 	if (!s->stopping && !s->ready_sent && files_err == NULL && ((c != NULL && c->state == CHILD_READY) ||
@@ -155,6 +157,22 @@ static void
 master_changed(struct master *m, void *arg)
 {
 	sidecar_update(arg);
+}
+
+/* This node's address, decided once before the loop. A job.network_interface this node lacks is an
+ * error only where workers run (workers_new says so); elsewhere the name decides, with a warning. */
+static void
+node_address(struct sidecar *s)
+{
+	const struct cfg *c = &s->cfg;
+	addrs_decide(c->job.node, c->job.node, c->job.network_interface, &s->node_addr);
+	if (s->node_addr.quality == NODEADDR_NO_IFACE) {
+		s->iface_missing = 1;
+		addrs_decide(c->job.node, c->job.node, "", &s->node_addr);
+		log_warn("job.network_interface: no usable IPv4 address on %s here; this node's address is %s (%s)",
+		    c->job.network_interface, s->node_addr.addr, s->node_addr.source);
+	}
+	log_info("this node (%s) is %s: %s", s->cfg.job.node, s->node_addr.addr, s->node_addr.source);
 }
 
 static void
@@ -401,24 +419,24 @@ main(int argc, char **argv)
 	metrics_init();
 	log_notice("mooncake-sidecar %s on node %s, job %s, run dir %s", PACKAGE_VERSION,
 	    sc.cfg.job.node, sc.cfg.job.id, sc.cfg.job.run_dir);
+	/* Addresses first: a job whose workers could not reach each other starts nothing. */
+	node_address(&sc);
+	if ((sc.workers = workers_new(&sc, err, sizeof err)) == NULL)
+		fatalx(EX_CONFIG, "workers: %s", err);
 	if ((sc.admin = admin_new(&sc, err, sizeof err)) == NULL)
 		fatalx(EX_UNAVAILABLE, "admin: %s", err);
 	log_debug("released %ld KiB of unused library pages", memtrim_unused_libraries());
 	if (sc.cfg.master.runs_here) {
-		if (sc.cfg.master.address[0] != '\0')
-			snprintf(sc.master_address, sizeof sc.master_address, "%s", sc.cfg.master.address);
-		else
-			endpoints_local_ipv4(sc.master_address, sizeof sc.master_address);
-		sc.endpoints = endpoints_new(&sc.cfg, sc.base, files_changed, &sc);
+		snprintf(sc.master_address, sizeof sc.master_address, "%s", sc.cfg.master.address[0] != '\0' ?
+		    sc.cfg.master.address : sc.node_addr.addr);
+		sc.endpoints = endpoints_new(&sc.cfg, sc.base, sc.node_addr.addr, files_changed, &sc);
 		sc.master = master_new(sc.base, &sc.cfg, sc.master_targets, master_changed, &sc);
 		master_start(sc.master);
 	} else {
-		sc.endpoints = endpoints_new(&sc.cfg, sc.base, files_changed, &sc);
+		sc.endpoints = endpoints_new(&sc.cfg, sc.base, sc.node_addr.addr, files_changed, &sc);
 		if ((sc.follow = follow_new(&sc, err, sizeof err)) == NULL)
 			fatalx(EX_UNAVAILABLE, "%s", err);
 	}
-	if ((sc.workers = workers_new(&sc, err, sizeof err)) == NULL)
-		fatalx(EX_CONFIG, "workers: %s", err);
 	sidecar_update(&sc);
 
 	event_base_dispatch(sc.base);

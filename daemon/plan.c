@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sysexits.h>
 #include <jansson.h>
+#include "addrs.h"
 #include "buf.h"
-#include "endpoints.h"
 #include "master.h"
 #include "log.h"
 #include "plan.h"
@@ -134,9 +134,52 @@ index_by_node(const struct topology *t, size_t nnodes, struct node_index *ix)
 	free(fill);
 }
 
+/* Each node's address as this machine sees it, decided the first time a plan needs it. */
+struct addresses {
+	struct nodeaddr	*a;
+	char		**ips;	/* a[i].addr once decided, else the name */
+	char		*decided;
+};
+
+static void
+address_of(const struct cfg *cfg, struct addresses *ad, size_t i)
+{
+	if (ad->decided[i])
+		return;
+	addrs_decide(cfg->job.node, cfg->job.nodes.v[i], cfg->job.network_interface, &ad->a[i]);
+	ad->ips[i] = ad->a[i].addr;
+	ad->decided[i] = 1;
+}
+
+/* "addresses": the node's own and those of the leaders its processes dial, with their sources. */
+static void
+addresses_field(struct buf *b, int *first, const struct cfg *cfg, const struct topology *t,
+    const struct node_index *ix, struct addresses *ad, size_t node_index)
+{
+	char *shown = xcalloc(cfg->job.nodes.n + 1, 1);
+	int in = 1;
+	key(b, first, "addresses");
+	buf_add(b, "{", 1);
+	for (size_t k = ix->first[node_index]; k <= ix->first[node_index + 1]; k++) {
+		size_t n = k < ix->first[node_index + 1] ? t->procs[ix->by_node[k]].leader : node_index;
+		int in2 = 1;
+		if (shown[n])
+			continue;
+		shown[n] = 1;
+		address_of(cfg, ad, n);
+		key(b, &in, cfg->job.nodes.v[n]);
+		buf_add(b, "{", 1);
+		str_field(b, &in2, "address", ad->a[n].addr);
+		str_field(b, &in2, "source", ad->a[n].source);
+		buf_add(b, "}", 1);
+	}
+	buf_add(b, "}", 1);
+	free(shown);
+}
+
 static void
 node_plan(struct buf *b, const struct cfg *cfg, const struct topology *t, const struct node_index *ix,
-    size_t node_index, const char *local_ip)
+    size_t node_index, struct addresses *ad)
 {
 	const char *node = cfg->job.nodes.v[node_index];
 	struct kvlist mc = { 0 };
@@ -167,15 +210,15 @@ node_plan(struct buf *b, const struct cfg *cfg, const struct topology *t, const 
 		strv_freev(a);
 	} else
 		buf_puts(b, "null");
-	/* The worker's own node gets its IPv4 as MOONCAKE_LOCAL_HOSTNAME, others their name. */
-	workerenv_build(&mc, cfg->endpoints.flavor, &ma, store,
-	    strcmp(node, cfg->job.node) == 0 ? local_ip : node, &cfg->endpoints.env);
+	addresses_field(b, &first, cfg, t, ix, ad, node_index);
+	/* MOONCAKE_LOCAL_HOSTNAME: the node's own address, the one its workers bind. */
+	workerenv_build(&mc, cfg->endpoints.flavor, &ma, store, ad->ips[node_index], &cfg->endpoints.env);
 	key(b, &first, "processes");
 	buf_add(b, "[", 1);
 	for (size_t k = ix->first[node_index]; k < ix->first[node_index + 1]; k++) {
 		struct worker_cmd w;
 		size_t i = ix->by_node[k];
-		workercmd_build(cfg, t, i, &cfg->job.nodes, cfg->job.nodes.v, &mc, &w);
+		workercmd_build(cfg, t, i, &cfg->job.nodes, ad->ips, &mc, &w);
 		if (k > ix->first[node_index])
 			buf_add(b, ",", 1);
 		process_json(b, &t->procs[i], &w, node);
@@ -206,7 +249,8 @@ plan_print(const struct cfg *cfg, int all, FILE *f)
 	struct topology t;
 	struct node_index ix;
 	struct buf b = { 0 };
-	char err[512], local_ip[64];
+	char err[512];
+	struct addresses ad;
 	int this = -1, rc = 0;
 
 	/* A one-shot run that allocates and frees a node's worth at a time: keep the freed heap instead
@@ -215,7 +259,11 @@ plan_print(const struct cfg *cfg, int all, FILE *f)
 	mallopt(M_TOP_PAD, 16 * 1024 * 1024);
 	if (topology_build(cfg, &cfg->job.nodes, cfg->job.gpus_per_node, &t, err, sizeof err) != 0)
 		return EX_CONFIG;	/* check_config has reported it */
-	endpoints_local_ipv4(local_ip, sizeof local_ip);
+	ad.a = xcalloc(cfg->job.nodes.n + 1, sizeof *ad.a);
+	ad.ips = xcalloc(cfg->job.nodes.n + 1, sizeof *ad.ips);
+	ad.decided = xcalloc(cfg->job.nodes.n + 1, 1);
+	for (size_t i = 0; i < cfg->job.nodes.n; i++)
+		ad.ips[i] = cfg->job.nodes.v[i];
 	index_by_node(&t, cfg->job.nodes.n, &ix);
 	for (size_t i = 0; i < cfg->job.nodes.n; i++)
 		if (strcmp(cfg->job.nodes.v[i], cfg->job.node) == 0)
@@ -225,7 +273,7 @@ plan_print(const struct cfg *cfg, int all, FILE *f)
 		buf_json_string(&b, cfg->job.id);
 		buf_puts(&b, ",\"nodes\":[\n");
 		for (size_t i = 0; i < cfg->job.nodes.n; i++) {
-			node_plan(&b, cfg, &t, &ix, i, local_ip);
+			node_plan(&b, cfg, &t, &ix, i, &ad);
 			buf_puts(&b, i + 1 < cfg->job.nodes.n ? ",\n" : "\n");
 			if (b.len > 1 << 20 || i + 1 == cfg->job.nodes.n) {
 				fwrite(b.p, 1, b.len, f);
@@ -238,7 +286,7 @@ plan_print(const struct cfg *cfg, int all, FILE *f)
 		rc = EX_CONFIG;
 	} else {
 		json_t *root = json_object(), *np;
-		node_plan(&b, cfg, &t, &ix, (size_t)this, local_ip);
+		node_plan(&b, cfg, &t, &ix, (size_t)this, &ad);
 		np = json_loadb(b.p, b.len, 0, NULL);
 		json_object_set_new(root, "job_id", json_string(cfg->job.id));
 		json_object_update(root, np);
@@ -251,6 +299,9 @@ plan_print(const struct cfg *cfg, int all, FILE *f)
 	topology_free(&t);
 	free(ix.first);
 	free(ix.by_node);
+	free(ad.a);
+	free(ad.ips);
+	free(ad.decided);
 	if (rc == 0 && fflush(f) != 0)
 		rc = EX_IOERR;
 	return rc;

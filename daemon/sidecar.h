@@ -4,6 +4,7 @@
 #include <event2/event.h>
 #include "cfg.h"
 #include "httpc.h"
+#include "nodeaddr.h"
 #include "url.h"
 
 struct master;
@@ -24,6 +25,8 @@ struct sidecar {
 	int			 stop_now;	/* a second stop signal: no more waiting */
 	int			 master_stopping;
 	char			 master_address[URL_HOST_MAX];	/* advertised to workers */
+	struct nodeaddr		 node_addr;	/* this node's, for its workers and MOONCAKE_LOCAL_HOSTNAME */
+	int			 iface_missing;	/* job.network_interface has no address here */
 	struct httpc_target	 master_targets[3];	/* where the probes and the proxy connect */
 	unsigned		 published;	/* the master generation last written as ready */
 	char			 published_target[URL_HOST_MAX * 2 + 64];	/* and where it pointed workers */

@@ -2,10 +2,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "addrs.h"
 #include "child.h"
 #include "endpoints.h"
+#include "follow.h"
+#include "httpc.h"
 #include "hostlist.h"
 #include "log.h"
+#include "nodeaddr.h"
 #include "sidecar.h"
 #include "topology.h"
 #include "workercmd.h"
@@ -18,6 +22,18 @@ struct worker {
 	char		 cvd[256];
 };
 
+/* Another node whose address only its own sidecar knows (job.network_interface): asked once. */
+struct leader {
+	struct workers		*ws;
+	size_t			 node;
+	char			 url[URL_HOST_MAX + 300];
+	struct httpc		*h;
+	struct httpc_req	*req;
+	struct event		*retry;
+	long			 backoff_ms;
+	char			 why[1024];	/* what is awaited, for /status and the log */
+};
+
 struct workers {
 	struct sidecar	*sc;
 	struct topology	 topo;
@@ -25,7 +41,120 @@ struct workers {
 	size_t		 n;
 	int		 started;
 	unsigned	 generation;	/* of the endpoint files the workers were started with */
+	struct nodeaddr	*addr;		/* by node index: self and this node's leaders decided */
+	char		**ips;		/* by node index: addr's, else the node's name */
+	struct leader	*leaders;
+	size_t		 nleaders, pending;
 };
+
+#define LEADER_TIMEOUT_MS	2000
+#define LEADER_RETRY_MAX_MS	2000
+
+static void ask_leader(struct leader *);
+
+static void
+leader_answered(const struct httpc_response *r, void *arg)
+{
+	struct leader *l = arg;
+	struct workers *ws = l->ws;
+	const char *node = ws->sc->cfg.job.nodes.v[l->node];
+	char addr[NODEADDR_LEN], err[300], why[1024];
+	struct nodeaddr *a = &ws->addr[l->node];
+
+	l->req = NULL;
+	if (r->outcome != HTTPC_OK)
+		snprintf(err, sizeof err, "%s", r->detail ? r->detail : "no answer");
+	else if (r->status != 200)
+		snprintf(err, sizeof err, "/status answered HTTP %d", r->status);
+	if ((r->outcome != HTTPC_OK || r->status != 200) ||
+	    nodeaddr_from_status(r->body, r->len, addr, sizeof addr, err, sizeof err) != 0) {
+		snprintf(why, sizeof why, "the address of %s from its sidecar at %s (%s)", node, l->url, err);
+		if (strcmp(why, l->why) != 0)
+			log_notice("workers: waiting for %s", why);
+		snprintf(l->why, sizeof l->why, "%s", why);
+		l->backoff_ms = l->backoff_ms == 0 ? 50 : l->backoff_ms * 2;
+		if (l->backoff_ms > LEADER_RETRY_MAX_MS)
+			l->backoff_ms = LEADER_RETRY_MAX_MS;
+		struct timeval tv = { l->backoff_ms / 1000, (l->backoff_ms % 1000) * 1000 };
+		evtimer_add(l->retry, &tv);
+		sidecar_update(ws->sc);
+		return;
+	}
+	a->quality = NODEADDR_GOOD;
+	snprintf(a->addr, sizeof a->addr, "%s", addr);
+	snprintf(a->source, sizeof a->source, "named by the sidecar of %s at %.180s", node, l->url);
+	ws->ips[l->node] = a->addr;
+	l->why[0] = '\0';
+	ws->pending--;
+	log_notice("workers: %s is %s (%s)", node, a->addr, a->source);
+	sidecar_update(ws->sc);
+}
+
+static void
+leader_retry(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	ask_leader(arg);
+}
+
+static void
+ask_leader(struct leader *l)
+{
+	l->req = httpc_get(l->h, "/status", LEADER_TIMEOUT_MS, leader_answered, l);
+}
+
+/* Decide the address of this node and of each node whose sidecar leads one of its processes; a
+ * multi-node job refuses an address other nodes cannot reach. Before the loop. */
+static int
+decide_addresses(struct workers *ws, int me, char *err, size_t errlen)
+{
+	const struct cfg *c = &ws->sc->cfg;
+	const struct strv *nodes = &c->job.nodes;
+	int multi = nodes->n > 1;
+	ws->addr = xcalloc(nodes->n + 1, sizeof *ws->addr);
+	ws->ips = xcalloc(nodes->n + 1, sizeof *ws->ips);
+	ws->leaders = xcalloc(nodes->n + 1, sizeof *ws->leaders);
+	for (size_t i = 0; i < nodes->n; i++)
+		ws->ips[i] = nodes->v[i];
+	if (ws->n == 0)
+		return 0;
+	if (ws->sc->iface_missing) {
+		snprintf(err, errlen, "job.network_interface: node %s has no usable IPv4 address on interface %s",
+		    c->job.node, c->job.network_interface);
+		return -1;
+	}
+	ws->addr[me] = ws->sc->node_addr;
+	ws->ips[me] = ws->addr[me].addr;
+	if (multi && nodeaddr_check(&ws->addr[me], c->job.node, c->job.network_interface, err, errlen) != 0)
+		return -1;
+	for (size_t k = 0; k < ws->n; k++) {
+		size_t L = ws->topo.procs[ws->w[k].proc].leader;
+		struct leader *l;
+		if (ws->ips[L] != nodes->v[L] || (int)L == me)
+			continue;
+		addrs_decide(c->job.node, nodes->v[L], c->job.network_interface, &ws->addr[L]);
+		if (nodeaddr_check(&ws->addr[L], nodes->v[L], c->job.network_interface, err, errlen) != 0)
+			return -1;
+		ws->ips[L] = ws->addr[L].addr;
+		if (ws->addr[L].quality != NODEADDR_REMOTE)
+			continue;
+		l = &ws->leaders[ws->nleaders];
+		struct httpc_target t;
+		if (follow_sidecar_of(c, nodes->v[L], l->url, sizeof l->url, &t, err, errlen) != 0)
+			return -1;
+		l->ws = ws;
+		l->node = L;
+		l->h = httpc_new(ws->sc->base, &t, 1, 1024 * 1024, LEADER_TIMEOUT_MS);
+		l->retry = evtimer_new(ws->sc->base, leader_retry, l);
+		snprintf(l->why, sizeof l->why, "the address of %s from its sidecar at %s", nodes->v[L], l->url);
+		ws->nleaders++;
+		ws->pending++;
+		log_notice("workers: %s", ws->addr[L].source);
+		ask_leader(l);
+	}
+	return 0;
+}
 
 static void
 worker_changed(struct child *c, int old)
@@ -56,6 +185,10 @@ workers_new(struct sidecar *sc, char *err, size_t errlen)
 			ws->w[ws->n++].proc = i;
 	if (ws->n > 0)
 		log_notice("workers: %zu process%s on %s", ws->n, ws->n == 1 ? "" : "es", c->job.node);
+	if (decide_addresses(ws, me, err, errlen) != 0) {
+		workers_free(ws);
+		return NULL;
+	}
 	return ws;
 }
 
@@ -69,7 +202,7 @@ render(struct workers *ws, struct worker *w, int first)
 	const struct kvlist *envs[1];
 	if (ws->sc->endpoints != NULL)
 		endpoints_worker_env(ws->sc->endpoints, &mc);
-	workercmd_build(c, &ws->topo, w->proc, &c->job.nodes, c->job.nodes.v, &mc, &cmd);
+	workercmd_build(c, &ws->topo, w->proc, &c->job.nodes, ws->ips, &mc, &cmd);
 	envs[0] = &cmd.env;
 	snprintf(w->cvd, sizeof w->cvd, "%s", cmd.cvd);
 	if (first) {
@@ -95,7 +228,7 @@ workers_update(struct workers *ws)
 	c = &ws->sc->cfg;
 	e = ws->sc->endpoints;
 	if (!ws->started) {
-		if (c->workers.wait_for_master && (e == NULL || !endpoints_ready(e)))
+		if (ws->pending > 0 || (c->workers.wait_for_master && (e == NULL || !endpoints_ready(e))))
 			return;
 		ws->started = 1;
 		ws->generation = e ? endpoints_generation(e) : 0;
@@ -152,10 +285,33 @@ workers_ready(const struct workers *ws)
 	return n;
 }
 
+const char *
+workers_waiting_for(const struct workers *ws)
+{
+	const struct endpoints *e;
+	if (ws == NULL || ws->n == 0 || ws->started)
+		return NULL;
+	for (size_t i = 0; i < ws->nleaders; i++)
+		if (ws->leaders[i].why[0] != '\0')
+			return ws->leaders[i].why;
+	e = ws->sc->endpoints;
+	return ws->sc->cfg.workers.wait_for_master && (e == NULL || !endpoints_ready(e)) ?
+	    "the master's endpoint files to be ready" : NULL;
+}
+
+void
+workers_describe(const struct workers *ws, char *out, size_t len)
+{
+	const char *waiting = workers_waiting_for(ws);
+	snprintf(out, len, "%zu/%zu workers running%s%s%s", workers_ready(ws), workers_count(ws),
+	    waiting ? " (waiting for " : "", waiting ? waiting : "", waiting ? ")" : "");
+}
+
 json_t *
 workers_status(const struct workers *ws)
 {
 	json_t *a = json_array();
+	const char *waiting = workers_waiting_for(ws);
 	for (size_t i = 0; ws != NULL && i < ws->n; i++) {
 		const struct worker *w = &ws->w[i];
 		const struct topo_process *p = &ws->topo.procs[w->proc];
@@ -165,6 +321,8 @@ workers_status(const struct workers *ws)
 		json_object_set_new(o, "worker_index", json_integer(p->worker_index));
 		json_object_set_new(o, "state", json_string(ws->started ? child_state_name(w->child.state) :
 		    "waiting"));
+		if (waiting != NULL)
+			json_object_set_new(o, "waiting_for", json_string(waiting));
 		json_object_set_new(o, "pid", ws->started && w->child.pid > 0 ? json_integer(w->child.pid) :
 		    json_null());
 		json_object_set_new(o, "restarts", json_integer(ws->started ? w->child.restarts : 0));
@@ -184,6 +342,14 @@ workers_free(struct workers *ws)
 		return;
 	for (size_t i = 0; ws->started && i < ws->n; i++)
 		child_free(&ws->w[i].child);
+	for (size_t i = 0; i < ws->nleaders; i++) {
+		httpc_cancel(ws->leaders[i].req);
+		event_free(ws->leaders[i].retry);
+		httpc_free(ws->leaders[i].h);
+	}
+	free(ws->leaders);
+	free(ws->addr);
+	free(ws->ips);
 	free(ws->w);
 	topology_free(&ws->topo);
 	free(ws);

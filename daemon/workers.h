@@ -1,15 +1,18 @@
 #ifndef DAEMON_WORKERS_H
 #define DAEMON_WORKERS_H
+#include <stddef.h>
 #include <jansson.h>
 
 struct sidecar;
 struct workers;
 
-/* This node's share of the worker plan. NULL with err filled when the layout fails. */
+/* This node's share of the worker plan, with the addresses its processes bind and dial decided
+ * (a leader's that only its sidecar knows is asked for). NULL with err filled when the layout
+ * fails or, in a multi-node job, an address is not reachable from other nodes. */
 struct workers	*workers_new(struct sidecar *, char *, size_t);
 void		 workers_free(struct workers *);
-/* After any state change: start once the endpoint files say ready (or at once without
- * wait_for_master); with on_master_restart "restart", restart on each new generation. */
+/* After any state change: start once every leader's address is known and the endpoint files say
+ * ready (or at once without wait_for_master); with on_master_restart "restart", restart on each new generation. */
 void		 workers_update(struct workers *);
 /* Stop every worker (the process groups; SIGKILL after workers.stop_timeout_ms, or now). */
 void		 workers_stop(struct workers *, int);
@@ -17,4 +20,8 @@ size_t		 workers_count(const struct workers *);
 size_t		 workers_running(const struct workers *);	/* processes alive */
 size_t		 workers_ready(const struct workers *);		/* in state ready */
 json_t		*workers_status(const struct workers *);
+/* What the workers wait for before they start, or NULL. */
+const char	*workers_waiting_for(const struct workers *);
+/* "N/M workers running[ (waiting for ...)]", for STATUS= and /readyz. */
+void		 workers_describe(const struct workers *, char *, size_t);
 #endif

@@ -5,8 +5,10 @@
 # follows it; a vLLM per_gpu DP4 endpoint puts two fake workers on each node. Each worker's GPU,
 # rank and ports are checked; scancel --signal=TERM stops everything gracefully. Then an allocation
 # of all four GPUs of both nodes runs one vLLM TP 8 worker across them (per node: one process of 4
-# GPUs, --tensor-parallel-size 8, --master-addr, --nnodes, --node-rank, --headless on n2). Only the
-# daemons this script started are stopped.
+# GPUs, --tensor-parallel-size 8, --master-addr, --nnodes, --node-rank, --headless on n2). The
+# addresses: node names that resolve nowhere are refused; with job.network_interface each rank
+# dials that interface's address, n2 learning n1's from n1's sidecar. Only the daemons this script
+# started are stopped.
 # MCS_SKIP_SLURM=1 skips it, and says so.
 . "$(dirname "$0")/lib.sh"
 if [ -n "${MCS_SKIP_SLURM:-}" ]; then
@@ -96,6 +98,25 @@ job() {
 	SRUN=$!
 	STARTED+=($SRUN)
 }
+# The nodes n1 and n2 are SLURM's names only: they resolve nowhere (as a name that resolves to
+# 127.0.1.1 would reach nobody). Without job.network_interface both sidecars refuse to start,
+# each naming its node, before anything runs.
+srun_rc=0
+salloc -N2 --gres=gpu:2 -J mcs-noaddr srun -N2 --ntasks-per-node=1 --gres=gpu:2 "$SIDECAR" -c "$T/job.json" \
+    >"$T/srun-noaddr.out" 2>&1 || srun_rc=$?
+[ "$srun_rc" -eq 78 ] || fail "a job whose nodes have no routable address: exit $srun_rc: $(tail -5 "$T/srun-noaddr.out")"
+for n in n1 n2; do
+	grep -q "workers: job.nodes: node $n has no address other nodes can reach" "$T/srun-noaddr.out" ||
+	    fail "no error naming $n: $(cat "$T/srun-noaddr.out")"
+done
+[ ! -e "$T/run/n1/mooncake_master.pid" ] || fail "a master was started for a job that cannot run: $(cat "$T/srun-noaddr.out")"
+pass "node names that resolve nowhere: both sidecars exit 78 naming their node, no master started"
+
+# job.network_interface: the address of this machine's first interface with a usable IPv4 address.
+read -r IFACE ADDR < <(ip -4 -o addr show | awk '$4 !~ /^(127|169\.254)\./ { sub("/.*", "", $4); print $2, $4; exit }')
+[ -n "${ADDR:-}" ] || fail "this machine has no interface with a routable IPv4 address: $(ip -4 -o addr show)"
+sed -i "s|\"gpus_per_node\": 0,|\"gpus_per_node\": 0, \"network_interface\": \"$IFACE\",|" "$T/job.json"
+grep -q "\"network_interface\": \"$IFACE\"" "$T/job.json" || fail "job.json: $(cat "$T/job.json")"
 job dp4 2 "$T/job.json" "$T/workers"
 ready4() { [ "$(ls "$T"/workers/worker-*.env 2>/dev/null | wc -l)" -eq 4 ]; }
 wait_for 30 ready4 || fail "4 workers did not start: $(tail -20 "$T/srun-dp4.out")"
@@ -106,8 +127,10 @@ for sys in 7500 7501 7502 7503; do
 	e=$T/workers/worker-$sys.env a=$T/workers/worker-$sys.argv
 	grep -qx "CUDA_VISIBLE_DEVICES=$((r % 2))" "$e" || fail "rank $r: $(grep CUDA "$e")"
 	grep -qx "SLURMD_NODENAME=$node" "$e" || fail "rank $r ran on $(grep SLURMD_NODENAME "$e")"
-	tr '\n' ' ' <"$a" | grep -q -- "--data-parallel-rank $r --data-parallel-address n1 --data-parallel-rpc-port 8400 --data-parallel-size 4" ||
+	tr '\n' ' ' <"$a" | grep -q -- "--data-parallel-rank $r --data-parallel-address $ADDR --data-parallel-rpc-port 8400 --data-parallel-size 4" ||
 	    fail "rank $r argv: $(tr '\n' ' ' <"$a")"
+	grep -qx "MOONCAKE_LOCAL_HOSTNAME=$ADDR" "$e" && grep -qx "VLLM_NIXL_SIDE_CHANNEL_HOST=$ADDR" "$e" ||
+	    fail "rank $r addresses: $(grep -E 'HOSTNAME|NIXL_SIDE' "$e")"
 	grep -qx "MOONCAKE_MASTER=127.0.0.1:$RPC" "$e" || fail "rank $r MOONCAKE_MASTER"
 	grep -qx "DYN_SYSTEM_PORT=$sys" "$e" && grep -qx "DYN_VLLM_KV_EVENT_PORT=$((5200 + r))" "$e" || fail "rank $r ports"
 done
@@ -116,6 +139,21 @@ for sys in 7500 7501 7502 7503; do
 	tr '\n' ' ' <"$T/workers/worker-$sys.argv" | grep -q -- "--port $want " || fail "rank $((sys - 7500)) http port: $(tr '\n' ' ' <"$T/workers/worker-$sys.argv")"
 done
 pass "each worker: its node, CUDA_VISIBLE_DEVICES (0/1 per node), DP rank, rpc port, sys and kv ports, its own HTTP port (6100, 6132 per node)"
+want='[{"node":"n1","role":"agg","worker_index":0,"dp_rank":0,"http_port":6100},{"node":"n1","role":"agg","worker_index":0,"dp_rank":1,"http_port":6132},{"node":"n2","role":"agg","worker_index":0,"dp_rank":2,"http_port":6100},{"node":"n2","role":"agg","worker_index":0,"dp_rank":3,"http_port":6132}]'
+for n in n1 n2; do
+	wait_for 10 test -s "$T/run/$n/endpoints.json" || fail "$n has no endpoints.json"
+	"$TESTKIT" json-get "$T/run/$n/endpoints.json" workers >"$T/wl-$n" && [ "$(tr -d ' \n' <"$T/wl-$n")" = "$want" ] ||
+	    fail "$n's endpoints.json workers: $(cat "$T/wl-$n")"
+done
+pass "endpoints.json on both nodes lists every rank's node, DP rank and HTTP port"
+curl -s "http://127.0.0.1:$SIDE1/status" >"$T/status1.json"
+"$TESTKIT" json-get "$T/status1.json" node_address.address >"$T/addr1" && [ "$(cat "$T/addr1")" = "$ADDR" ] ||
+    fail "n1's /status node_address: $(cat "$T/status1.json")"
+"$TESTKIT" json-get "$T/status1.json" node_address.source >"$T/src1" && [ "$(cat "$T/src1")" = "interface $IFACE" ] ||
+    fail "n1's address source: $(cat "$T/src1")"
+grep -q "workers: n1 is $ADDR (named by the sidecar of n1 at http://127.0.0.1:$SIDE1)" "$T/srun-dp4.out" ||
+    fail "n2 did not take n1's address from n1's sidecar: $(grep workers: "$T/srun-dp4.out")"
+pass "job.network_interface $IFACE: every rank on both nodes dials $ADDR (--data-parallel-address, MOONCAKE_LOCAL_HOSTNAME, VLLM_NIXL_SIDE_CHANNEL_HOST); n2 took n1's from n1's /status"
 curl -s "http://127.0.0.1:$SIDE2/status" | grep -q '"state": "remote"' || fail "n2's sidecar does not follow n1"
 pass "n2's sidecar follows n1's master"
 
@@ -152,12 +190,12 @@ for sys in 7500 7501; do
 	r=$((sys - 7500)) node=n$((sys - 7499))
 	e=$T/workers2/worker-$sys.env a=$(tr '\n' ' ' <"$T/workers2/worker-$sys.argv")
 	grep -qx "SLURMD_NODENAME=$node" "$e" || fail "TP rank $r ran on $(grep SLURMD_NODENAME "$e")"
-	grep -q -- "--tensor-parallel-size 8 --master-addr n1 --nnodes 2 --node-rank $r" <<<"$a" || fail "TP rank $r argv: $a"
+	grep -q -- "--tensor-parallel-size 8 --master-addr $ADDR --nnodes 2 --node-rank $r" <<<"$a" || fail "TP rank $r argv: $a"
 	[ $r -eq 0 ] && grep -q -- '--headless' <<<"$a" && fail "the leader is headless: $a"
 	[ $r -eq 1 ] && ! grep -q -- '--headless$\|--headless ' <<<"$a" && fail "the follower is not headless: $a"
 	grep -q -- '--data-parallel' <<<"$a" && fail "DP flags on a TP-only worker: $a"
 done
-pass "TP 8 over two 4-GPU nodes: one process per node, --tensor-parallel-size 8 --master-addr n1 --nnodes 2 --node-rank 0/1, --headless on n2 only"
+pass "TP 8 over two 4-GPU nodes: one process per node, --tensor-parallel-size 8 --master-addr $ADDR --nnodes 2 --node-rank 0/1, --headless on n2 only"
 scancel --signal=TERM "$JOB"
 wait "$SRUN"; RC=$?
 [ "$RC" -eq 0 ] || fail "the TP step ended with $RC: $(tail -10 "$T/srun-tp8.out")"

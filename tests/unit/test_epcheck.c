@@ -42,6 +42,12 @@ static const struct {
 	{ "\"restarts\": 0", "\"restarts\": 0, \"client_address\": 5", "master.client_address: not a string of 1 to 511 bytes" },
 	{ "\"restarts\": 0", "\"restarts\": 0, \"client_address\": \"\"", "master.client_address: not a string of 1 to 511 bytes" },
 	{ "\"restarts\": 0", "\"restarts\": 0, \"client_address\": \"etcd://a\\nb\"", "master.client_address: holds a control character" },
+	{ "\"job_id\": \"j\"", "\"job_id\": \"j\", \"workers\": [{\"node\": \"n1\", \"role\": \"agg\", \"worker_index\": 0, \"dp_rank\": null, \"http_port\": 6100}]", NULL },
+	{ "\"job_id\": \"j\"", "\"job_id\": \"j\", \"workers\": []", NULL },
+	{ "\"job_id\": \"j\"", "\"job_id\": \"j\", \"workers\": {}", "workers: not an array" },
+	{ "\"job_id\": \"j\"", "\"job_id\": \"j\", \"workers\": [{\"node\": \"n1\", \"role\": \"agg\", \"http_port\": 0}]", "workers: not a list of {node, role, http_port}" },
+	{ "\"job_id\": \"j\"", "\"job_id\": \"j\", \"workers\": [{\"role\": \"agg\", \"http_port\": 6100}]", "workers: not a list of {node, role, http_port}" },
+	{ "\"job_id\": \"j\"", "\"job_id\": \"j\", \"workers\": [5]", "workers: not a list of {node, role, http_port}" },
 };
 
 START_TEST(test_check)
