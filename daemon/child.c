@@ -459,6 +459,7 @@ child_ready(struct child *c)
 		return;
 	c->ready_at = mono_now();
 	c->ready_wall = wall_now();
+	c->ready_seconds = c->ready_at - c->spawned_at;
 	set_state(c, CHILD_READY, "pid %ld ready after %.3f s", (long)c->pid,
 	    c->ready_at - c->spawned_at);
 }

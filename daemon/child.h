@@ -45,6 +45,7 @@ struct child {
 	int			 last_code, last_signal;	/* -1 when none */
 	double			 spawned_at, ready_at, state_at;	/* monotonic */
 	double			 ready_wall;
+	double			 ready_seconds;	/* from the last spawn to ready, the last time it was */
 	double			*starts;	/* ring of the last restart.burst start times */
 	unsigned		 nstarts;	/* how many the ring holds */
 	unsigned		 start_next;	/* where the next goes; the oldest once full */

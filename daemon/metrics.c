@@ -131,6 +131,12 @@ render_children(struct buf *b, const struct sidecar *sc)
 			const char *l[] = { "child", list[i]->name, "state", child_state_name(s), NULL };
 			prom_sample(b, "mooncake_sidecar_child_state", l, list[i]->state == s);
 		}
+	prom_family(b, "mooncake_sidecar_child_ready_seconds",
+	    "Seconds from the last start of the process to ready (0 before it first was).", "gauge");
+	for (size_t i = 0; i < n; i++) {
+		const char *l[] = { "child", list[i]->name, NULL };
+		prom_sample(b, "mooncake_sidecar_child_ready_seconds", l, list[i]->ready_seconds);
+	}
 	const struct child *m = sc->master ? master_child(sc->master) : NULL;
 	prom_family(b, "mooncake_sidecar_master_ready", "1 when the master is proven ready.", "gauge");
 	prom_sample(b, "mooncake_sidecar_master_ready", NULL, m != NULL && m->state == CHILD_READY);
@@ -138,6 +144,10 @@ render_children(struct buf *b, const struct sidecar *sc)
 	    "The generation of endpoints.json (one more each time the master becomes ready).", "gauge");
 	prom_sample(b, "mooncake_sidecar_endpoints_generation", NULL,
 	    sc->endpoints ? endpoints_generation(sc->endpoints) : 0);
+	prom_family(b, "mooncake_sidecar_endpoints_ready",
+	    "1 when the endpoint files on disk say ready (written, and the master ready).", "gauge");
+	prom_sample(b, "mooncake_sidecar_endpoints_ready", NULL, sc->endpoints != NULL &&
+	    endpoints_ready(sc->endpoints) && endpoints_error(sc->endpoints) == NULL);
 	prom_family(b, "mooncake_sidecar_upstream_up",
 	    "1 when the master's admin port answered the last probe.", "gauge");
 	prom_sample(b, "mooncake_sidecar_upstream_up", NULL,

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Build the Debian package offline (dpkg-buildpackage -us -uc -b) in a scratch copy of the tree,
 # unpack it into a scratch root with dpkg -x, and check what it installs: the binary runs -n on the
-# shipped configuration, and the unit, man page and defaults file are in place.
+# shipped configuration, and the unit, man page, defaults file, alert rules and dashboard are in place.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 bash "$top/scripts/deps.sh" debhelper dpkg-dev fakeroot >/dev/null || exit 1
@@ -21,6 +21,9 @@ check "unit installed, ExecStart=/usr/sbin/mooncake-sidecar" \
     'grep -q "^ExecStart=/usr/sbin/mooncake-sidecar " "$w/root/usr/lib/systemd/system/mooncake-sidecar.service"'
 check "man page installed" 'test -s "$w/root/usr/share/man/man8/mooncake-sidecar.8.gz"'
 check "defaults file and examples installed" 'test -f "$w/root/etc/default/mooncake-sidecar" && ls "$w/root/usr/share/doc/mooncake-sidecar/examples/"*.json >/dev/null'
+check "alert rules and dashboard under /usr/share/mooncake-sidecar: promtool test rules passes there" \
+    'test -s "$w/root/usr/share/mooncake-sidecar/grafana/mooncake-sidecar.json" &&
+     (cd "$w/root/usr/share/mooncake-sidecar/prometheus" && promtool test rules alerts.test.yml >/dev/null)'
 check "conffiles: /etc/mooncake-sidecar/sidecar.json" 'dpkg-deb -e "$deb" "$w/ctl" && grep -qx /etc/mooncake-sidecar/sidecar.json "$w/ctl/conffiles"'
 echo "deb: $ok passed, $bad failed"
 [ "$bad" -eq 0 ]

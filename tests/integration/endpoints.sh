@@ -34,8 +34,10 @@ for k in '"generation": 1' '"ready": true' '"job_id": "test"' '"node": "localhos
 	grep -qF "$k" <<<"$J" || fail "endpoints.json lacks $k: $J"
 done
 [ "$(adm /endpoints)" = "$J" ] || fail "/endpoints differs from endpoints.json"
-adm /metrics | grep -q '^mooncake_sidecar_endpoints_generation 1$' || fail "generation gauge"
-pass "endpoints.json says generation 1, ready, the master's addresses and pid; /endpoints serves it; the gauge follows"
+adm /metrics >"$T/m1.txt"
+grep -q '^mooncake_sidecar_endpoints_generation 1$' "$T/m1.txt" && grep -q '^mooncake_sidecar_endpoints_ready 1$' "$T/m1.txt" ||
+    fail "generation and ready gauges: $(grep endpoints_ "$T/m1.txt")"
+pass "endpoints.json says generation 1, ready, the master's addresses and pid; /endpoints serves it; the gauges follow"
 get() { sh -c '. "$1"; printf %s "$(eval printf %s \"\$$2\")"' _ "$D/mooncake.env" "$1"; }
 [ "$(get MOONCAKE_MASTER)" = "127.0.0.1:$RPC" ] || fail "MOONCAKE_MASTER $(get MOONCAKE_MASTER)"
 [ "$(get MOONCAKE_TE_META_DATA_SERVER)" = "http://127.0.0.1:$META/metadata" ] || fail "TE_META"
