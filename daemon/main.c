@@ -419,6 +419,10 @@ main(int argc, char **argv)
 	metrics_init();
 	log_notice("mooncake-sidecar %s on node %s, job %s, run dir %s", PACKAGE_VERSION,
 	    sc.cfg.job.node, sc.cfg.job.id, sc.cfg.job.run_dir);
+	/* The unit runs it as a dynamic unprivileged user; as root, so is everything it starts. */
+	if (geteuid() == 0 && getenv("INVOCATION_ID") == NULL)
+		log_warn("running as root outside systemd: the master and every worker run as root too; "
+		    "use the unit (DynamicUser=yes) or start it as an unprivileged user");
 	/* Addresses first: a job whose workers could not reach each other starts nothing. */
 	node_address(&sc);
 	if ((sc.workers = workers_new(&sc, err, sizeof err)) == NULL)

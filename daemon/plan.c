@@ -139,14 +139,24 @@ struct addresses {
 	struct nodeaddr	*a;
 	char		**ips;	/* a[i].addr once decided, else the name */
 	char		*decided;
+	int		 all;	/* --plan=all: no name lookups for other nodes */
 };
 
 static void
 address_of(const struct cfg *cfg, struct addresses *ad, size_t i)
 {
+	const char *node = cfg->job.nodes.v[i];
 	if (ad->decided[i])
 		return;
-	addrs_decide(cfg->job.node, cfg->job.nodes.v[i], cfg->job.network_interface, &ad->a[i]);
+	/* A failed lookup can take tens of milliseconds: a thousand of them would make --plan=all take
+	 * a minute. Each node decides its own at start; --plan --node NAME shows one. */
+	if (ad->all && cfg->job.network_interface[0] == '\0' && strcmp(node, cfg->job.node) != 0) {
+		ad->a[i].quality = NODEADDR_UNRESOLVED;
+		snprintf(ad->a[i].addr, sizeof ad->a[i].addr, "%s", node);
+		snprintf(ad->a[i].source, sizeof ad->a[i].source,
+		    "not looked up by --plan=all: the name is shown; %s resolves it at start", node);
+	} else
+		addrs_decide(cfg->job.node, node, cfg->job.network_interface, &ad->a[i]);
 	ad->ips[i] = ad->a[i].addr;
 	ad->decided[i] = 1;
 }
@@ -262,6 +272,7 @@ plan_print(const struct cfg *cfg, int all, FILE *f)
 	ad.a = xcalloc(cfg->job.nodes.n + 1, sizeof *ad.a);
 	ad.ips = xcalloc(cfg->job.nodes.n + 1, sizeof *ad.ips);
 	ad.decided = xcalloc(cfg->job.nodes.n + 1, 1);
+	ad.all = all;
 	for (size_t i = 0; i < cfg->job.nodes.n; i++)
 		ad.ips[i] = cfg->job.nodes.v[i];
 	index_by_node(&t, cfg->job.nodes.n, &ix);

@@ -8,8 +8,7 @@
 export MC_STANDIN_START_DELAY_MS=100
 FAKE=$top_srcdir/tests/tools/fake-worker
 [ -n "${top_srcdir:-}" ] || FAKE=$(cd "$(dirname "$0")/../tools" && pwd)/fake-worker
-read -r IFACE ADDR < <(ip -4 -o addr show | awk '$4 !~ /^(127|169\.254)\./ { sub("/.*", "", $4); print $2, $4; exit }')
-[ -n "${ADDR:-}" ] || fail "this machine has no interface with a routable IPv4 address: $(ip -4 -o addr show)"
+routable_iface
 
 new_ports
 GROUP='"workers": { "flavor": "vllm", "dp_launch_mode": "per_node", WAIT

@@ -19,7 +19,9 @@ mkdir -p "$HR"
 WORKERS='"workers": { "flavor": "generic", "restart": { "backoff_initial_ms": 50, "burst": 60000 },
     "groups": [ { "role": "agg", "count": 2, "gpus": 1, "command": ["'"$FAKE"'"] } ] }'
 write_config head '"address": "127.0.0.1", "restart": { "backoff_initial_ms": 20, "backoff_max_ms": 200, "reset_after_ms": 0, "burst": 60000 }' "$WORKERS"
-sed -i "s|\"job\": {[^}]*}|\"job\": { \"id\": \"chaos\", \"nodes\": \"localhost,n2\", \"node\": \"localhost\", \"gpus_per_node\": 1, \"run_dir\": \"$HR/run\" }|" "$T/head.json"
+# Two nodes whose names do not reach each other: the workers use this machine's interface.
+routable_iface
+sed -i "s|\"job\": {[^}]*}|\"job\": { \"id\": \"chaos\", \"nodes\": \"localhost,n2\", \"node\": \"localhost\", \"gpus_per_node\": 1, \"network_interface\": \"$IFACE\", \"run_dir\": \"$HR/run\" }|" "$T/head.json"
 sed "s|\"run_dir\": \"$HR/run\"|\"run_dir\": \"$T/fol\"|; s|\"node\": \"localhost\", \"gpus|\"node\": \"n2\", \"gpus|" "$T/head.json" >"$T/fol.json"
 sed -i "s|\"metrics_port\": $ADMIN|\"metrics_port\": $ADMIN, \"node\": \"localhost\", \"url\": \"http://127.0.0.1:$SIDE\"|" "$T/fol.json"
 sed -i "s|127.0.0.1:$SIDE\" }|127.0.0.1:$FSIDE\" }|" "$T/fol.json"

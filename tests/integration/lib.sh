@@ -80,6 +80,13 @@ dead() { ! "$TESTKIT" alive "$1"; }
 grep_q() { grep -q -- "$2" "$1" 2>/dev/null; }
 count() { local n; n=$(grep -c -- "$2" "$1" 2>/dev/null); echo "${n:-0}"; }
 
+# routable_iface: IFACE and ADDR, this machine's first interface with a usable IPv4 address (not
+# 127/8 or 169.254/16), for job.network_interface in multi-node configs.
+routable_iface() {
+	read -r IFACE ADDR < <(ip -4 -o addr show | awk '$4 !~ /^(127|169\.254)\./ { sub("/.*", "", $4); print $2, $4; exit }')
+	[ -n "${ADDR:-}" ] || fail "this machine has no interface with a routable IPv4 address: $(ip -4 -o addr show)"
+}
+
 # Fresh ports for this run: RPC META ADMIN SIDE.
 new_ports() {
 	local p

@@ -113,8 +113,7 @@ done
 pass "node names that resolve nowhere: both sidecars exit 78 naming their node, no master started"
 
 # job.network_interface: the address of this machine's first interface with a usable IPv4 address.
-read -r IFACE ADDR < <(ip -4 -o addr show | awk '$4 !~ /^(127|169\.254)\./ { sub("/.*", "", $4); print $2, $4; exit }')
-[ -n "${ADDR:-}" ] || fail "this machine has no interface with a routable IPv4 address: $(ip -4 -o addr show)"
+routable_iface
 sed -i "s|\"gpus_per_node\": 0,|\"gpus_per_node\": 0, \"network_interface\": \"$IFACE\",|" "$T/job.json"
 grep -q "\"network_interface\": \"$IFACE\"" "$T/job.json" || fail "job.json: $(cat "$T/job.json")"
 job dp4 2 "$T/job.json" "$T/workers"

@@ -9,7 +9,7 @@ sed "s|^ExecStart=/usr/local/sbin/mooncake-sidecar|ExecStart=$SIDECAR|" "$top_sr
 MANPATH=$top_srcdir/doc systemd-analyze verify "$T/mooncake-sidecar.service" >"$T/verify.out" 2>"$T/verify.err"; RC=$?
 [ "$RC" -eq 0 ] && [ ! -s "$T/verify.err" ] || fail "systemd-analyze verify: exit $RC: $(cat "$T/verify.err")"
 for k in 'Type=notify' 'NotifyAccess=main' 'WatchdogSec=' 'Restart=on-failure' 'KillMode=mixed' 'TimeoutStopSec=' \
-    'EnvironmentFile=-/etc/default/mooncake-sidecar' 'NoNewPrivileges=yes' 'ProtectSystem=strict' 'ReadWritePaths=' \
+    'EnvironmentFile=-/etc/default/mooncake-sidecar' 'NoNewPrivileges=yes' 'ProtectSystem=strict' 'DynamicUser=yes' 'CapabilityBoundingSet=$' 'SystemCallFilter=@system-service' \
     'ProtectHome=yes' 'PrivateTmp=yes' 'RestrictAddressFamilies=' 'LimitNOFILE='; do
 	grep -q "^$k" "$T/mooncake-sidecar.service" || fail "the unit lacks $k"
 done
