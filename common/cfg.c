@@ -146,6 +146,21 @@ static const struct field workers_fields[] = {
 #undef W
 
 #define G(m)	offsetof(struct worker_group, m)
+static const char *const health_types[] = { "auto", "http", "tcp", "none", NULL };
+static const char *const health_ports[] = { "http", "sys", NULL };
+#define H(m)	offsetof(struct health_cfg, m)
+static const struct field health_fields[] = {
+	{ "type", F_STR, H(type), 1, 0, health_types },
+	{ "port", F_STR, H(port), 1, 0, health_ports },
+	{ "path", F_STR, H(path), 1, 0, NULL },
+	{ "interval_ms", F_INT, H(interval_ms), 10, MS_MAX, NULL },
+	{ "timeout_ms", F_INT, H(timeout_ms), 10, MS_MAX, NULL },
+	{ "failures", F_INT, H(failures), 1, 1000, NULL },
+	{ "ready_timeout_ms", F_INT, H(ready_timeout_ms), 100, MS_MAX, NULL },
+	{ NULL, 0, 0, 0, 0, NULL }
+};
+#undef H
+
 static const struct field group_fields[] = {
 	{ "role", F_STR, G(role), 1, 0, roles },
 	{ "count", F_INT, G(count), 1, 65536, NULL },
@@ -155,6 +170,7 @@ static const struct field group_fields[] = {
 	{ "dp", F_INT, G(dp), 1, 65536, NULL },
 	{ "command", F_STRV, G(command), 1, 0, NULL },
 	{ "env", F_ENV, G(env), 0, 0, NULL },
+	{ "health", F_SUB, G(health), 0, 0, health_fields },
 	{ NULL, 0, 0, 0, 0, NULL }
 };
 #undef G
@@ -522,6 +538,13 @@ group_defaults(struct worker_group *g)
 	g->role = xstrdup("agg");
 	g->count = g->gpus = g->tp = g->pp = g->dp = 1;
 	g->command = xcalloc(1, sizeof(char *));
+	g->health.type = xstrdup("auto");
+	g->health.port = xstrdup("http");
+	g->health.path = xstrdup("/health");
+	g->health.interval_ms = 2000;
+	g->health.timeout_ms = 1000;
+	g->health.failures = 3;
+	g->health.ready_timeout_ms = 1800000;
 }
 
 static void
@@ -682,6 +705,29 @@ check_sizes(struct cfg *c, struct strv *errs)
 
 /* A command that names its own tensor or pipeline parallel size must name the group's: the layout
  * follows tp and pp, and the process would run another. */
+/* A group's health check: "auto" resolved by flavor (vLLM's and SGLang's API servers answer GET
+ * /health with 200 once the model is loaded; a generic command may serve nothing), a path that
+ * goes into a request line as it is. */
+static void
+check_health(struct cfg *c, struct strv *errs)
+{
+	for (size_t i = 0; i < c->workers.ngroups; i++) {
+		struct health_cfg *h = &c->workers.groups[i].health;
+		if (strcmp(h->type, "auto") == 0) {
+			free(h->type);
+			h->type = xstrdup(strcmp(c->workers.flavor, "generic") == 0 ? "none" : "http");
+		}
+		if (h->path[0] != '/' || strpbrk(h->path, " \t\r\n") != NULL || strlen(h->path) > 1024)
+			strv_pushf(errs, "workers.groups[%zu].health.path: must be an absolute path without blanks "
+			    "(for example \"/health\"), got \"%s\"", i, h->path);
+		for (const char *p = h->path; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+				strv_pushf(errs, "workers.groups[%zu].health.path: holds a control character", i);
+				break;
+			}
+	}
+}
+
 static void
 check_parallel(const struct cfg *c, struct strv *errs)
 {
@@ -769,6 +815,7 @@ resolve(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
 	check_ports(c, errs);
 	check_sizes(c, errs);
 	check_parallel(c, errs);
+	check_health(c, errs);
 	c->master.ha_entry[0] = '\0';
 	if (c->master.enabled) {
 		char why[300];
@@ -913,6 +960,9 @@ cfg_free(struct cfg *c)
 	free(c->workers.on_master_restart);
 	for (size_t i = 0; i < c->workers.ngroups; i++) {
 		free(c->workers.groups[i].role);
+		free(c->workers.groups[i].health.type);
+		free(c->workers.groups[i].health.port);
+		free(c->workers.groups[i].health.path);
 		strv_freev(c->workers.groups[i].command);
 		kvlist_clear(&c->workers.groups[i].env);
 	}

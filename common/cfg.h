@@ -16,11 +16,21 @@ struct restart_cfg {
 	long	burst_window_ms;
 };
 
+/* How a worker process is found healthy: GET path on one of its ports answering 200 (http), a
+ * connect (tcp), or being alive (none); auto: http for vllm and sglang, none for generic. */
+struct health_cfg {
+	char		*type;		/* auto, http, tcp, none */
+	char		*port;		/* http (its HTTP port) or sys (DYN_SYSTEM_PORT) */
+	char		*path;
+	long		 interval_ms, timeout_ms, failures, ready_timeout_ms;
+};
+
 struct worker_group {
 	char		*role;
 	long		 count, gpus, tp, pp, dp;
 	char		**command;
 	struct kvlist	 env;
+	struct health_cfg health;
 };
 
 struct cfg_ports {

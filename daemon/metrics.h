@@ -3,7 +3,7 @@
 #include "buf.h"
 
 enum metrics_op { OP_PROBE_RPC, OP_PROBE_METADATA, OP_PROBE_ADMIN, OP_PROXY, OP_SPAWN,
-	OP_WRITE_ENDPOINTS, OP_COUNT };
+	OP_WRITE_ENDPOINTS, OP_HEALTH_CHECK, OP_COUNT };
 enum metrics_status { ST_OK, ST_ERROR, ST_TIMEOUT, ST_COUNT };
 
 struct sidecar;

@@ -4,6 +4,8 @@
 #include <string.h>
 #include "addrs.h"
 #include "child.h"
+#include "metrics.h"
+#include "clock.h"
 #include "endpoints.h"
 #include "follow.h"
 #include "httpc.h"
@@ -16,10 +18,23 @@
 #include "workers.h"
 #include "xalloc.h"
 
+enum { HEALTH_NONE, HEALTH_HTTP, HEALTH_TCP };
+
 struct worker {
-	struct child	 child;
-	size_t		 proc;		/* into the topology */
-	char		 cvd[256];
+	struct child		 child;
+	struct workers		*ws;
+	size_t			 proc;		/* into the topology */
+	char			 cvd[256];
+	/* the health check: starting until the first healthy answer, ready after it */
+	int			 htype;
+	const struct health_cfg	*hc;
+	struct httpc		*h;		/* 127.0.0.1:<its port> */
+	struct httpc_req	*req;
+	struct event		*htimer;
+	unsigned		 hfails;	/* consecutive failed checks once ready */
+	int			 hok;		/* the last check's outcome, -1 before any */
+	char			 hlast[300];	/* what it said */
+	double			 hlast_at;	/* monotonic */
 };
 
 /* Another node whose address only its own sidecar knows (job.network_interface): asked once. */
@@ -156,15 +171,133 @@ decide_addresses(struct workers *ws, int me, char *err, size_t errlen)
 	return 0;
 }
 
+static void health_schedule(struct worker *, long);
+
+static void
+health_answered(const struct httpc_response *r, void *arg)
+{
+	struct worker *w = arg;
+	struct child *c = &w->child;
+	const struct health_cfg *hc = w->hc;
+	double now = mono_now();
+	char why[600];
+
+	w->req = NULL;
+	w->hok = r->outcome == HTTPC_OK && (w->htype == HEALTH_TCP || r->status == 200);
+	if (r->outcome != HTTPC_OK)
+		snprintf(w->hlast, sizeof w->hlast, "%s", r->detail ? r->detail : "no answer");
+	else if (w->htype == HEALTH_TCP)
+		snprintf(w->hlast, sizeof w->hlast, "connected");
+	else
+		snprintf(w->hlast, sizeof w->hlast, "%s answered HTTP %d", hc->path, r->status);
+	w->hlast_at = now;
+	metrics_observe(OP_HEALTH_CHECK, w->hok ? ST_OK : r->outcome == HTTPC_TIMEOUT ? ST_TIMEOUT : ST_ERROR,
+	    r->seconds);
+	if (c->state == CHILD_STARTING) {
+		if (w->hok) {
+			w->hfails = 0;
+			child_ready(c);
+			health_schedule(w, hc->interval_ms);
+		} else if ((now - c->spawned_at) * 1000.0 >= (double)hc->ready_timeout_ms) {
+			snprintf(why, sizeof why, "not healthy within health.ready_timeout_ms %ld (last: %s)",
+			    hc->ready_timeout_ms, w->hlast);
+			child_fail(c, why);
+		} else
+			health_schedule(w, hc->interval_ms);
+	} else if (c->state == CHILD_READY) {
+		if (w->hok)
+			w->hfails = 0;
+		else if (++w->hfails >= (unsigned)hc->failures) {
+			snprintf(why, sizeof why, "unhealthy: %u failed health checks in a row (last: %s)",
+			    w->hfails, w->hlast);
+			child_fail(c, why);
+			return;
+		}
+		health_schedule(w, hc->interval_ms);
+	}
+}
+
+static void
+health_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct worker *w = arg;
+	(void)fd;
+	(void)what;
+	if (w->child.state != CHILD_STARTING && w->child.state != CHILD_READY)
+		return;
+	if (w->htype == HEALTH_TCP)
+		w->req = httpc_connect(w->h, w->hc->timeout_ms, health_answered, w);
+	else
+		w->req = httpc_get(w->h, w->hc->path, w->hc->timeout_ms, health_answered, w);
+}
+
+static void
+health_schedule(struct worker *w, long ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+	evtimer_add(w->htimer, &tv);
+}
+
+static void
+health_cancel(struct worker *w)
+{
+	httpc_cancel(w->req);
+	w->req = NULL;
+	if (w->htimer != NULL)
+		evtimer_del(w->htimer);
+}
+
+/* A new process runs: alive is healthy without a check; else the first check after a tenth of the
+ * interval (at least 20 ms), so that a quick start is seen quickly. */
+static void
+worker_spawned(struct child *c)
+{
+	struct worker *w = (struct worker *)c;
+	w->hfails = 0;
+	w->hok = -1;
+	w->hlast[0] = '\0';
+	if (w->htype == HEALTH_NONE) {
+		child_ready(c);
+		return;
+	}
+	health_cancel(w);
+	health_schedule(w, w->hc->interval_ms / 10 > 20 ? w->hc->interval_ms / 10 : 20);
+}
+
 static void
 worker_changed(struct child *c, int old)
 {
-	struct workers *ws = c->arg;
+	struct worker *w = (struct worker *)c;
+	if (c->state != CHILD_STARTING && c->state != CHILD_READY)
+		health_cancel(w);
 	if (c->state != old)
-		sidecar_update(ws->sc);
+		sidecar_update(w->ws->sc);
 }
 
-static const struct child_ops worker_ops = { NULL, NULL, worker_changed, NULL };
+static const struct child_ops worker_ops = { NULL, worker_spawned, worker_changed, NULL };
+
+/* The check a process gets: its group's, none for a rank that serves nothing (headless, or a
+ * multi-node rank after the first), on 127.0.0.1 at its HTTP or system port. */
+static void
+health_init(struct workers *ws, struct worker *w)
+{
+	const struct topo_process *p = &ws->topo.procs[w->proc];
+	const struct health_cfg *hc = &ws->sc->cfg.workers.groups[ws->topo.endpoints[p->endpoint].group].health;
+	int port = strcmp(hc->port, "sys") == 0 ? p->sys_port : p->http_port;
+	struct httpc_target t;
+	w->ws = ws;
+	w->hc = hc;
+	w->hok = -1;
+	w->htype = strcmp(hc->type, "http") == 0 ? HEALTH_HTTP : strcmp(hc->type, "tcp") == 0 ? HEALTH_TCP :
+	    HEALTH_NONE;
+	if (p->headless || (p->nnodes > 1 && p->node_rank > 0) || port <= 0)
+		w->htype = HEALTH_NONE;
+	if (w->htype == HEALTH_NONE)
+		return;
+	httpc_numeric("127.0.0.1", port, &t);
+	w->h = httpc_new(ws->sc->base, &t, 1, 64 * 1024, hc->timeout_ms);
+	w->htimer = evtimer_new(ws->sc->base, health_cb, w);
+}
 
 struct workers *
 workers_new(struct sidecar *sc, char *err, size_t errlen)
@@ -181,8 +314,10 @@ workers_new(struct sidecar *sc, char *err, size_t errlen)
 		log_warn("workers: this node (%s) is not in job.nodes; it runs no workers", c->job.node);
 	ws->w = xcalloc(ws->topo.nprocs + 1, sizeof *ws->w);
 	for (size_t i = 0; me >= 0 && i < ws->topo.nprocs; i++)
-		if (ws->topo.procs[i].node == (size_t)me)
-			ws->w[ws->n++].proc = i;
+		if (ws->topo.procs[i].node == (size_t)me) {
+			ws->w[ws->n].proc = i;
+			health_init(ws, &ws->w[ws->n++]);
+		}
 	if (ws->n > 0)
 		log_notice("workers: %zu process%s on %s", ws->n, ws->n == 1 ? "" : "es", c->job.node);
 	if (decide_addresses(ws, me, err, errlen) != 0) {
@@ -207,7 +342,7 @@ render(struct workers *ws, struct worker *w, int first)
 	snprintf(w->cvd, sizeof w->cvd, "%s", cmd.cvd);
 	if (first) {
 		child_init(&w->child, ws->sc->base, cmd.name, strv_dup(cmd.argv.v), child_env(envs, 1), cmd.log,
-		    NULL, &c->workers.restart, c->workers.stop_timeout_ms, &worker_ops, ws);
+		    NULL, &c->workers.restart, c->workers.stop_timeout_ms, &worker_ops, w);
 	} else {
 		strv_freev(w->child.argv);
 		strv_freev(w->child.envp);
@@ -327,6 +462,13 @@ workers_status(const struct workers *ws)
 		    json_null());
 		json_object_set_new(o, "restarts", json_integer(ws->started ? w->child.restarts : 0));
 		json_object_set_new(o, "cuda_visible_devices", w->cvd[0] ? json_string(w->cvd) : json_null());
+		json_object_set_new(o, "health", json_pack("{s:s, s:o, s:s, s:o, s:i}", "check",
+		    w->htype == HEALTH_HTTP ? "http" : w->htype == HEALTH_TCP ? "tcp" : "none",
+		    "ok", w->hok < 0 ? json_null() : json_boolean(w->hok), "last", w->hlast,
+		    "age_ms", w->hlast_at > 0 ? json_integer((json_int_t)((mono_now() - w->hlast_at) * 1000)) :
+		    json_null(), "failures", (int)w->hfails));
+		json_object_set_new(o, "ready_s", ws->started && w->child.ready_seconds > 0 ?
+		    json_real(w->child.ready_seconds) : json_null());
 		json_object_set_new(o, "ports", json_pack("{s:i, s:i, s:i, s:i, s:i, s:i}", "http", p->http_port,
 		    "bootstrap", p->bootstrap_port, "kv_events", p->kv_events_port, "nixl", p->nixl_port,
 		    "sys", p->sys_port, "dp_rpc", p->dp_rpc_port));
@@ -340,8 +482,14 @@ workers_free(struct workers *ws)
 {
 	if (ws == NULL)
 		return;
-	for (size_t i = 0; ws->started && i < ws->n; i++)
-		child_free(&ws->w[i].child);
+	for (size_t i = 0; i < ws->n; i++) {
+		health_cancel(&ws->w[i]);
+		if (ws->w[i].htimer != NULL)
+			event_free(ws->w[i].htimer);
+		httpc_free(ws->w[i].h);
+		if (ws->started)
+			child_free(&ws->w[i].child);
+	}
 	for (size_t i = 0; i < ws->nleaders; i++) {
 		httpc_cancel(ws->leaders[i].req);
 		event_free(ws->leaders[i].retry);

@@ -3,6 +3,10 @@
  *   testkit freeports N            N distinct free TCP ports on 127.0.0.1
  *   testkit hold PORT [ADDR]       listen on ADDR:PORT (default 127.0.0.1), print "ready", wait for a signal
  *                                  (TESTKIT_HOLD_RETRY_MS=N: retry a busy port for up to N ms)
+ *   testkit health-server PORT CONTROL
+ *                                  a worker's GET /health on 127.0.0.1:PORT, answered as the file
+ *                                  CONTROL says (healthy, unhealthy, hang, exit N); nothing listens
+ *                                  for the first FAKE_WORKER_READY_MS
  *   testkit notify-recv PATH       receive sd_notify datagrams on PATH; print "<mono_ns> <pid> <msg>" each
  *   testkit now                    CLOCK_MONOTONIC in ns
  *   testkit alive PID              exit 0 when PID exists and is not a zombie
@@ -84,8 +88,9 @@ freeports(int n)
 	return got == n ? 0 : 1;
 }
 
+/* A listening socket on addr:port, or -1 (said on stderr). */
 static int
-hold(int port, const char *addr)
+listen_on(int port, const char *addr, const char *who)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
@@ -97,19 +102,74 @@ hold(int port, const char *addr)
 	while (bind(fd, (struct sockaddr *)&sin, sizeof sin) != 0) {
 		struct timespec ts = { 0, 10000000 };
 		if (errno != EADDRINUSE || now_ns() >= give_up) {
-			fprintf(stderr, "hold %s:%d: %s\n", addr, port, strerror(errno));
-			return 1;
+			fprintf(stderr, "%s %s:%d: %s\n", who, addr, port, strerror(errno));
+			return -1;
 		}
 		nanosleep(&ts, NULL);
 	}
 	if (listen(fd, 16) != 0) {
-		fprintf(stderr, "hold %s:%d: %s\n", addr, port, strerror(errno));
-		return 1;
+		fprintf(stderr, "%s %s:%d: %s\n", who, addr, port, strerror(errno));
+		return -1;
 	}
+	return fd;
+}
+
+static int
+hold(int port, const char *addr)
+{
+	if (listen_on(port, addr, "hold") < 0)
+		return 1;
 	printf("ready\n");
 	fflush(stdout);
 	for (;;)
 		pause();
+}
+
+/* A model server's /health as the sidecar sees it: nothing listens for FAKE_WORKER_READY_MS (the
+ * model loading), then each GET /health is answered by what the control file says: "healthy" (or
+ * no file) 200, "unhealthy" 503, "hang" no answer at all, "exit N" exit N. */
+static int
+health_server(int port, const char *control)
+{
+	const char *ready = getenv("FAKE_WORKER_READY_MS");
+	struct timespec ts = { 0, 0 };
+	long ms = ready ? atol(ready) : 0;
+	int lfd;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000L;
+	nanosleep(&ts, NULL);
+	if ((lfd = listen_on(port, "127.0.0.1", "health-server")) < 0)
+		return 1;
+	for (;;) {
+		char req[4096], what[64] = "healthy";
+		size_t n = 0;
+		ssize_t r;
+		int fd = accept(lfd, NULL, NULL);
+		FILE *f;
+		if (fd < 0)
+			continue;
+		while (n < sizeof req - 1 && (r = read(fd, req + n, sizeof req - 1 - n)) > 0) {
+			n += (size_t)r;
+			req[n] = '\0';
+			if (strstr(req, "\r\n\r\n") != NULL)
+				break;
+		}
+		req[n] = '\0';
+		if ((f = fopen(control, "r")) != NULL) {
+			if (fgets(what, sizeof what, f) == NULL)
+				snprintf(what, sizeof what, "healthy");
+			fclose(f);
+		}
+		what[strcspn(what, "\r\n")] = '\0';
+		if (strncmp(what, "exit ", 5) == 0)
+			exit(atoi(what + 5));
+		if (strcmp(what, "hang") == 0)
+			continue;	/* the connection stays open, unanswered */
+		const char *status = strncmp(req, "GET /health ", 12) != 0 ? "404 Not Found" :
+		    strcmp(what, "unhealthy") == 0 ? "503 Service Unavailable" : "200 OK";
+		dprintf(fd, "HTTP/1.1 %s\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok", status);
+		close(fd);
+	}
 }
 
 static int
@@ -567,6 +627,8 @@ main(int argc, char **argv)
 		return freeports(atoi(argv[2]));
 	if (argc >= 3 && strcmp(argv[1], "hold") == 0)
 		return hold(atoi(argv[2]), argc > 3 ? argv[3] : "127.0.0.1");
+	if (argc >= 4 && strcmp(argv[1], "health-server") == 0)
+		return health_server(atoi(argv[2]), argv[3]);
 	if (argc >= 3 && strcmp(argv[1], "notify-recv") == 0)
 		return notify_recv(argv[2]);
 	if (argc >= 2 && strcmp(argv[1], "now") == 0)
@@ -595,6 +657,6 @@ main(int argc, char **argv)
 		}
 		return printf("%lld\n", t) < 0;
 	}
-	fprintf(stderr, "usage: testkit freeports N | hold PORT [ADDR] | notify-recv PATH | now | alive PID | kill SIG PID | flood PORT PATH N MS | read-endpoints DIR N | watch-endpoints DIR | json-get FILE PATH | conns PORT N MODE SEC [SRC,...] | raw PORT FILE\n");
+	fprintf(stderr, "usage: testkit freeports N | hold PORT [ADDR] | health-server PORT CONTROL | notify-recv PATH | now | alive PID | kill SIG PID | flood PORT PATH N MS | read-endpoints DIR N | watch-endpoints DIR | json-get FILE PATH | conns PORT N MODE SEC [SRC,...] | raw PORT FILE\n");
 	return 2;
 }

@@ -139,6 +139,18 @@ static const struct {
 	{ "{\"workers\":{\"groups\":[{\"command\":[\"x\"],\"extra\":0}]}}",
 	  "workers.groups[0].extra: unknown key" },
 	{ "{\"workers\":{\"groups\":[7]}}", "workers.groups[0]: must be an object, got an integer" },
+	{ "{\"workers\":{\"groups\":[{\"command\":[\"x\"],\"health\":{\"type\":\"grpc\"}}]}}",
+	  "workers.groups[0].health.type: must be one of auto, http, tcp, none, got \"grpc\"" },
+	{ "{\"workers\":{\"groups\":[{\"command\":[\"x\"],\"health\":{\"port\":\"nixl\"}}]}}",
+	  "workers.groups[0].health.port: must be one of http, sys, got \"nixl\"" },
+	{ "{\"workers\":{\"groups\":[{\"command\":[\"x\"],\"health\":{\"path\":\"health\"}}]}}",
+	  "workers.groups[0].health.path: must be an absolute path without blanks (for example \"/health\"), got \"health\"" },
+	{ "{\"workers\":{\"groups\":[{\"command\":[\"x\"],\"health\":{\"path\":\"/a b\"}}]}}",
+	  "workers.groups[0].health.path: must be an absolute path without blanks (for example \"/health\"), got \"/a b\"" },
+	{ "{\"workers\":{\"groups\":[{\"command\":[\"x\"],\"health\":{\"failures\":0}}]}}",
+	  "workers.groups[0].health.failures: must be 1..1000, got 0" },
+	{ "{\"workers\":{\"groups\":[{\"command\":[\"x\"],\"health\":{\"interval\":5}}]}}",
+	  "workers.groups[0].health.interval: unknown key" },
 };
 
 START_TEST(test_bad_config)
@@ -209,6 +221,36 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(c.workers.restart.burst, 3);
 	unsetenv("SLURMD_NODENAME");
 	cfg_free(&c);
+}
+END_TEST
+
+/* A group's health check by default: GET /health for vLLM and SGLang (their API servers answer it
+ * once the model is loaded), none for a generic command. */
+START_TEST(test_health_defaults)
+{
+	static const char *const flavor[] = { "vllm", "sglang", "generic" };
+	static const char *const want[] = { "http", "http", "none" };
+	struct cfg c;
+	struct strv errs = { 0 };
+	char json[256];
+	setenv("SLURMD_NODENAME", "localhost", 1);
+	for (int i = 0; i < 3; i++) {
+		snprintf(json, sizeof json, "{\"workers\":{\"flavor\":\"%s\",\"groups\":[{\"command\":[\"x\"]}]}}",
+		    flavor[i]);
+		ck_assert_msg(cfg_load_string(json, NULL, &c, &errs) == 0, "%s: %s", flavor[i], errs.n ? errs.v[0] : "");
+		ck_assert_str_eq(c.workers.groups[0].health.type, want[i]);
+		ck_assert_str_eq(c.workers.groups[0].health.path, "/health");
+		ck_assert_str_eq(c.workers.groups[0].health.port, "http");
+		ck_assert_int_eq(c.workers.groups[0].health.ready_timeout_ms, 1800000);
+		ck_assert_int_eq(c.workers.groups[0].health.failures, 3);
+		cfg_free(&c);
+	}
+	ck_assert_int_eq(cfg_load_string("{\"workers\":{\"flavor\":\"generic\",\"groups\":[{\"command\":[\"x\"],"
+	    "\"health\":{\"type\":\"tcp\",\"port\":\"sys\"}}]}}", NULL, &c, &errs), 0);
+	ck_assert_str_eq(c.workers.groups[0].health.type, "tcp");
+	ck_assert_str_eq(c.workers.groups[0].health.port, "sys");
+	cfg_free(&c);
+	unsetenv("SLURMD_NODENAME");
 }
 END_TEST
 
@@ -374,6 +416,7 @@ main(void)
 	tcase_add_test(tc, test_every_error_reported);
 	tcase_add_test(tc, test_syntax_error);
 	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_health_defaults);
 	tcase_add_test(tc, test_expand);
 	tcase_add_test(tc, test_overrides_and_nodes);
 	tcase_add_test(tc, test_store_config_verbatim);
