@@ -31,6 +31,7 @@ static const char *const flavors_endpoints[] = { "vllm", "sglang", NULL };
 static const char *const flavors_workers[] = { "vllm", "sglang", "generic", NULL };
 static const char *const dp_modes[] = { "per_node", "per_gpu", NULL };
 static const char *const on_restart[] = { "keep", "restart", NULL };
+static const char *const gang_modes[] = { "endpoint", "process", NULL };
 static const char *const roles[] = { "prefill", "decode", "agg", NULL };
 
 #define MS_MAX	86400000L
@@ -46,6 +47,7 @@ static const struct field restart_fields[] = {
 };
 
 static void parse_store_config(json_t *, const char *, void *, struct strv *);
+static void parse_sidecars(json_t *, const char *, void *, struct strv *);
 static void parse_groups(json_t *, const char *, void *, struct strv *);
 
 #define J(m)	offsetof(struct cfg, job.m)
@@ -57,6 +59,7 @@ static const struct field job_fields[] = {
 	{ "run_dir", F_STR, J(run_dir), 1, 0, NULL },
 	{ "log_dir", F_STR, J(log_dir), 0, 0, NULL },
 	{ "network_interface", F_STR, J(network_interface), 0, 0, NULL },
+	{ "sidecars", F_CUSTOM, J(sidecars), 0, 0, (const void *)parse_sidecars },
 	{ NULL, 0, 0, 0, 0, NULL }
 };
 #undef J
@@ -137,6 +140,8 @@ static const struct field workers_fields[] = {
 	{ "allow_colocation", F_BOOL, W(allow_colocation), 0, 0, NULL },
 	{ "device_ids", F_BOOL, W(device_ids), 0, 0, NULL },
 	{ "on_master_restart", F_STR, W(on_master_restart), 0, 0, on_restart },
+	{ "gang", F_STR, W(gang), 0, 0, gang_modes },
+	{ "peer_timeout_ms", F_INT, W(peer_timeout_ms), 100, MS_MAX, NULL },
 	{ "ports", F_SUB, W(ports), 0, 0, ports_fields },
 	{ "restart", F_SUB, W(restart), 0, 0, restart_fields },
 	{ "stop_timeout_ms", F_INT, W(stop_timeout_ms), 0, 3600000, NULL },
@@ -532,6 +537,33 @@ parse_store_config(json_t *j, const char *path, void *dst, struct strv *errs)
 	*(json_t **)dst = out;
 }
 
+/* job.sidecars: {"node": "http://host:port"}, each URL as master.url takes it. */
+static void
+parse_sidecars(json_t *j, const char *path, void *dst, struct strv *errs)
+{
+	struct kvlist *out = dst;
+	const char *k;
+	json_t *v;
+	if (!json_is_object(j)) {
+		strv_pushf(errs, "%s: must be an object of node names to admin URLs, got %s", path, json_kind(j));
+		return;
+	}
+	kvlist_clear(out);
+	out->v = xcalloc(json_object_size(j) + 1, sizeof(struct kv));
+	json_object_foreach(j, k, v) {
+		char *p = path_join(path, k), *s = get_string(v, p, errs), why[256];
+		struct url u;
+		if (s != NULL && url_parse(s, &u, why, sizeof why) != 0) {
+			strv_pushf(errs, "%s: %s", p, why);
+			free(s);
+		} else if (s != NULL) {
+			out->v[out->n].key = xstrdup(k);
+			out->v[out->n++].value = s;
+		}
+		free(p);
+	}
+}
+
 static void
 group_defaults(struct worker_group *g)
 {
@@ -623,6 +655,8 @@ cfg_defaults(struct cfg *c)
 	c->workers.dp_launch_mode = xstrdup("per_node");
 	c->workers.wait_for_master = 1;
 	c->workers.on_master_restart = xstrdup("keep");
+	c->workers.gang = xstrdup("endpoint");
+	c->workers.peer_timeout_ms = 5000;
 	c->workers.ports = (struct cfg_ports){ 6100, 32, 7200, 8400, 7500, 5200, 5400, 0 };
 	restart_defaults(&c->workers.restart, 1000, 60000, 300000, 3, 600000);
 	c->workers.stop_timeout_ms = 30000;
@@ -849,6 +883,9 @@ resolve(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
 		strv_free(&c->job.nodes);
 		strv_push(&c->job.nodes, "localhost");
 	}
+	for (size_t i = 0; i < c->job.sidecars.n; i++)
+		if (hostlist_index(&c->job.nodes, c->job.sidecars.v[i].key) < 0)
+			strv_pushf(errs, "job.sidecars.%s: not a node of job.nodes", c->job.sidecars.v[i].key);
 
 	/* This node: --node, job.node, SLURMD_NODENAME, then the short host name. A single-node
 	 * "localhost" job is this machine whatever its name. */
@@ -945,6 +982,7 @@ cfg_free(struct cfg *c)
 	free(c->job.run_dir);
 	free(c->job.log_dir);
 	free(c->job.network_interface);
+	kvlist_clear(&c->job.sidecars);
 	free(c->master.node);
 	strv_freev(c->master.command);
 	free(c->master.address);
@@ -958,6 +996,7 @@ cfg_free(struct cfg *c)
 	free(c->workers.flavor);
 	free(c->workers.dp_launch_mode);
 	free(c->workers.on_master_restart);
+	free(c->workers.gang);
 	for (size_t i = 0; i < c->workers.ngroups; i++) {
 		free(c->workers.groups[i].role);
 		free(c->workers.groups[i].health.type);

@@ -48,6 +48,7 @@ struct cfg {
 		char		*run_dir;
 		char		*log_dir;	/* the children's logs; resolved: run_dir when empty */
 		char		*network_interface;	/* the interface whose IPv4 workers use, or "" */
+		struct kvlist	 sidecars;	/* node -> its sidecar's admin URL, where not the default */
 	} job;
 	struct {
 		long		 max_bytes;	/* rotate a child's log at this size; 0: never */
@@ -95,6 +96,8 @@ struct cfg {
 		int		 allow_colocation;	/* vLLM: prefill and decode may share a node */
 		int		 device_ids;		/* vLLM: --device-ids instead of CUDA_VISIBLE_DEVICES */
 		char		*on_master_restart;
+		char		*gang;		/* endpoint: an endpoint's processes restart together; process */
+		long		 peer_timeout_ms;	/* a gang member's node unanswered this long: it died */
 		struct cfg_ports ports;
 		struct restart_cfg restart;
 		long		 stop_timeout_ms;

@@ -295,7 +295,7 @@ own_arg(struct request *r, const char *key, char *buf, size_t len)
 static char *
 status_json(const struct sidecar *sc)
 {
-	json_t *o = json_object(), *m, *e;
+	json_t *o = json_object(), *m, *e, *g;
 	const struct child *c = sc->master ? master_child(sc->master) : NULL;
 	json_object_set_new(o, "version", json_string(PACKAGE_VERSION));
 	json_object_set_new(o, "node", json_string(sc->cfg.job.node));
@@ -347,6 +347,8 @@ status_json(const struct sidecar *sc)
 		m = json_pack("{s:s, s:s}", "state", "absent", "node", sc->cfg.master.node);
 	json_object_set_new(o, "master", m);
 	json_object_set_new(o, "workers", workers_status(sc->workers));
+	json_object_set_new(o, "gangs", json_incref(json_object_get(g = workers_gangs(sc->workers), "gangs")));
+	json_decref(g);
 	e = json_pack("{s:i, s:s, s:o}", "generation",
 	    sc->endpoints ? (int)endpoints_generation(sc->endpoints) : 0, "dir", sc->cfg.job.run_dir,
 	    "written_at", sc->endpoints && endpoints_written_at(sc->endpoints) > 0 ?
@@ -503,6 +505,16 @@ route(struct request *r, const char *url)
 		char *s = status_json(a->sc);
 		enum MHD_Result ret;
 		r->route = "/status";
+		ret = respond(r, MHD_HTTP_OK, "application/json", s, strlen(s));
+		free(s);
+		return ret;
+	}
+	if (strcmp(url, "/gangs") == 0) {
+		json_t *g = workers_gangs(a->sc->workers);
+		char *s = json_dumps(g, JSON_PRESERVE_ORDER | JSON_INDENT(2));
+		enum MHD_Result ret;
+		json_decref(g);
+		r->route = "/gangs";
 		ret = respond(r, MHD_HTTP_OK, "application/json", s, strlen(s));
 		free(s);
 		return ret;

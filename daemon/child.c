@@ -487,6 +487,18 @@ child_fail(struct child *c, const char *why)
 }
 
 void
+child_restart(struct child *c, const char *why)
+{
+	if (c->state == CHILD_STOPPING) {	/* stopping anyway: start again after */
+		c->shutting_down = 0;
+		c->restart_after_stop = 1;
+	} else if (c->pid > 0)
+		child_fail(c, why);
+	else if (c->state == CHILD_STOPPED)
+		child_start(c);
+}
+
+void
 child_stop(struct child *c, int now)
 {
 	c->shutting_down = 1;

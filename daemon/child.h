@@ -61,6 +61,9 @@ void		 child_free(struct child *);
 void		 child_start(struct child *);
 void		 child_ready(struct child *);
 void		 child_fail(struct child *, const char *);
+/* Run it again: a running process is stopped and restarted (as child_fail), one stopping is
+ * restarted once it exits, a stopped one is started; one in backoff or fatal is left as it is. */
+void		 child_restart(struct child *, const char *);
 void		 child_stop(struct child *, int);
 void		 child_reopen_log(struct child *);
 /* Rotate each child's log when it reaches max_bytes (0: never), keeping name.log.1 .. name.log.keep. */

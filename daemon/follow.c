@@ -8,6 +8,7 @@
 #include "endpoints.h"
 #include "epcheck.h"
 #include "follow.h"
+#include "kvlist.h"
 #include "log.h"
 #include "httpc.h"
 #include "url.h"
@@ -161,12 +162,15 @@ follow_sidecar_of(const struct cfg *c, const char *node, char *url, size_t len, 
 {
 	struct url u;
 	char why[400];
-	if (strcmp(node, c->master.node) == 0 && c->master.url[0] != '\0') {
-		if (url_parse(c->master.url, &u, why, sizeof why) != 0) {
-			snprintf(err, errlen, "master.url: %s", why);
+	const char *set = kvlist_get(&c->job.sidecars, node);
+	if (set == NULL && strcmp(node, c->master.node) == 0 && c->master.url[0] != '\0')
+		set = c->master.url;
+	if (set != NULL) {
+		if (url_parse(set, &u, why, sizeof why) != 0) {
+			snprintf(err, errlen, "the sidecar of %s: %s", node, why);
 			return -1;
 		}
-		snprintf(url, len, "%s", c->master.url);
+		snprintf(url, len, "%s", set);
 	} else {
 		snprintf(u.host, sizeof u.host, "%s", node);
 		u.port = (int)c->admin.port;

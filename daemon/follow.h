@@ -7,8 +7,8 @@ struct httpc_target;
 struct sidecar;
 struct follow;
 
-/* The sidecar of node: master.url for the master's node when it is set, else node at this node's
- * admin port. Resolved (blocking: before the loop). Returns 0, or -1 with err naming it. */
+/* The sidecar of node: job.sidecars' entry for it, else master.url for the master's node when it
+ * is set, else node at this node's admin port. Resolved (blocking: before the loop). Returns 0, or -1 with err naming it. */
 int		 follow_sidecar_of(const struct cfg *, const char *, char *, size_t, struct httpc_target *,
 		    char *, size_t);
 

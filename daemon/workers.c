@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "endpoints.h"
 #include "follow.h"
+#include "gangview.h"
 #include "httpc.h"
 #include "hostlist.h"
 #include "log.h"
@@ -35,6 +36,47 @@ struct worker {
 	int			 hok;		/* the last check's outcome, -1 before any */
 	char			 hlast[300];	/* what it said */
 	double			 hlast_at;	/* monotonic */
+	struct gang		*gang;		/* NULL: restarted alone */
+	int			 gang_stop;	/* stopped by its gang (or the sidecar): not a failure */
+};
+
+/*
+ * A gang: the processes of one endpoint (a data-parallel group, a replica spanning nodes), which
+ * only work together. Its leader node (the endpoint's first) owns its generation: a member failing
+ * on the leader, or a member node reporting a new failure, or not answering for
+ * workers.peer_timeout_ms, starts a new generation, and every node restarts its members when it
+ * sees one. A member failing elsewhere stops that node's members until the next generation. Nodes
+ * learn from each other through GET /gangs only.
+ */
+struct gang {
+	struct workers	*ws;
+	char		 name[GANG_NAME_MAX];	/* "<role>_w<index>", as on every node */
+	size_t		 leader;		/* node index */
+	int		 is_leader;
+	size_t		*local;			/* into ws->w */
+	size_t		 nlocal;
+	unsigned	 generation;		/* leader: its own; elsewhere the leader's, last seen */
+	int		 seen;			/* elsewhere: the leader answered at least once */
+	unsigned	 failures;		/* of members here */
+	unsigned	 restarts;		/* generations applied here */
+	int		 waiting;		/* members stopped here until the next generation */
+	char		 pending[400];		/* a local failure, for the deferred step */
+	size_t		*members;		/* leader: the other nodes with members */
+	long long	*member_failures;	/* their failure counts as last seen */
+	double		*member_down_since;	/* 0: answering */
+	int		*member_down_counted;
+	size_t		 nmembers;
+	char		 why[500];		/* the last generation's cause */
+};
+
+/* Another node's sidecar, polled for /gangs. */
+struct peer {
+	struct workers		*ws;
+	size_t			 node;
+	char			 url[URL_HOST_MAX + 300];
+	struct httpc		*h;
+	struct httpc_req	*req;
+	char			 error[300];	/* why the last poll failed, or "" */
 };
 
 /* Another node whose address only its own sidecar knows (job.network_interface): asked once. */
@@ -60,7 +102,16 @@ struct workers {
 	char		**ips;		/* by node index: addr's, else the node's name */
 	struct leader	*leaders;
 	size_t		 nleaders, pending;
+	struct gang	*gangs;
+	size_t		 ngangs;
+	struct peer	*peers;
+	size_t		 npeers;
+	struct event	*gang_ev;	/* deferred: act on local member failures */
+	struct event	*poll_timer;	/* every GANG_POLL_MS: ask the peers */
 };
+
+#define GANG_POLL_MS		200
+#define GANG_PEER_TIMEOUT_MS	1000
 
 #define LEADER_TIMEOUT_MS	2000
 #define LEADER_RETRY_MAX_MS	2000
@@ -253,6 +304,7 @@ static void
 worker_spawned(struct child *c)
 {
 	struct worker *w = (struct worker *)c;
+	w->gang_stop = 0;
 	w->hfails = 0;
 	w->hok = -1;
 	w->hlast[0] = '\0';
@@ -268,10 +320,248 @@ static void
 worker_changed(struct child *c, int old)
 {
 	struct worker *w = (struct worker *)c;
+	int down = c->state == CHILD_BACKOFF || c->state == CHILD_STOPPING || c->state == CHILD_STOPPED ||
+	    c->state == CHILD_FATAL;
 	if (c->state != CHILD_STARTING && c->state != CHILD_READY)
 		health_cancel(w);
+	/* A member that died (or was found hung) takes its gang down with it: acted on from the loop. */
+	if (w->gang != NULL && down && (old == CHILD_STARTING || old == CHILD_READY) && !w->gang_stop &&
+	    !c->shutting_down && !w->ws->sc->stopping && w->gang->pending[0] == '\0') {
+		snprintf(w->gang->pending, sizeof w->gang->pending, "%s: %.300s", c->name, c->reason);
+		event_active(w->ws->gang_ev, 0, 0);
+	}
 	if (c->state != old)
 		sidecar_update(w->ws->sc);
+}
+
+/* A new generation reached this node: restart every member here. */
+static void
+gang_apply(struct gang *g, const char *why)
+{
+	struct workers *ws = g->ws;
+	char reason[600];
+	g->restarts++;
+	g->waiting = 0;
+	snprintf(g->why, sizeof g->why, "%s", why);
+	snprintf(reason, sizeof reason, "gang %s generation %u: %s", g->name, g->generation, why);
+	log_notice("workers: %s; restarting its %zu member%s on %s", reason, g->nlocal, g->nlocal == 1 ? "" : "s",
+	    ws->sc->cfg.job.node);
+	for (size_t k = 0; ws->started && k < g->nlocal; k++) {
+		struct worker *w = &ws->w[g->local[k]];
+		w->gang_stop = 1;
+		child_restart(&w->child, reason);
+	}
+}
+
+/* The deferred step: each gang with a member that failed here. */
+static void
+gang_step(evutil_socket_t fd, short what, void *arg)
+{
+	struct workers *ws = arg;
+	(void)fd;
+	(void)what;
+	for (size_t i = 0; i < ws->ngangs; i++) {
+		struct gang *g = &ws->gangs[i];
+		char why[400];
+		if (g->pending[0] == '\0')
+			continue;
+		snprintf(why, sizeof why, "%s", g->pending);
+		g->pending[0] = '\0';
+		g->failures++;
+		if (ws->sc->stopping)
+			continue;
+		if (g->is_leader) {
+			g->generation++;
+			gang_apply(g, why);
+			continue;
+		}
+		/* Not the leader: stop the members here; the leader starts the next generation. */
+		g->waiting = 1;
+		snprintf(g->why, sizeof g->why, "%s", why);
+		log_notice("workers: gang %s: %s; stopping its %zu member%s on %s until %s's next generation", g->name,
+		    why, g->nlocal, g->nlocal == 1 ? "" : "s", ws->sc->cfg.job.node, ws->sc->cfg.job.nodes.v[g->leader]);
+		for (size_t k = 0; k < g->nlocal; k++) {
+			struct worker *w = &ws->w[g->local[k]];
+			w->gang_stop = 1;
+			child_stop(&w->child, 0);
+		}
+	}
+}
+
+/* What a peer said (or that it did not answer), applied to every gang it takes part in. */
+static void
+peer_answered(const struct httpc_response *r, void *arg)
+{
+	struct peer *pr = arg;
+	struct workers *ws = pr->ws;
+	const char *node = ws->sc->cfg.job.nodes.v[pr->node];
+	struct gang_view v[64];
+	int n = -1;
+	char err[300] = "", why[500];
+	double now = mono_now();
+
+	pr->req = NULL;
+	if (r->outcome != HTTPC_OK)
+		snprintf(err, sizeof err, "%s", r->detail ? r->detail : "no answer");
+	else if (r->status != 200)
+		snprintf(err, sizeof err, "/gangs answered HTTP %d", r->status);
+	else
+		n = gangview_parse(r->body, r->len, v, 64, err, sizeof err);
+	if (n < 0 && strcmp(err, pr->error) != 0)
+		log_warn("workers: the sidecar of %s at %s: %s", node, pr->url, err);
+	snprintf(pr->error, sizeof pr->error, "%s", n < 0 ? err : "");
+	for (size_t i = 0; i < ws->ngangs; i++) {
+		struct gang *g = &ws->gangs[i];
+		const struct gang_view *gv = n > 0 ? gangview_find(v, (size_t)n, g->name) : NULL;
+		if (!g->is_leader && g->leader == pr->node && gv != NULL) {
+			if (!g->seen) {
+				g->seen = 1;
+				g->generation = (unsigned)gv->generation;
+				if (g->waiting) {
+					snprintf(why, sizeof why, "%s is at generation %u", node, g->generation);
+					gang_apply(g, why);
+				}
+			} else if ((unsigned)gv->generation != g->generation) {
+				g->generation = (unsigned)gv->generation;
+				snprintf(why, sizeof why, "%s started it", node);
+				gang_apply(g, why);
+			}
+			continue;
+		}
+		for (size_t k = 0; g->is_leader && k < g->nmembers; k++) {
+			if (g->members[k] != pr->node)
+				continue;
+			if (n >= 0 && gv != NULL) {
+				g->member_down_since[k] = 0;
+				g->member_down_counted[k] = 0;
+				if (gv->failures > g->member_failures[k]) {
+					snprintf(why, sizeof why, "a member on %s failed", node);
+					g->generation++;
+					gang_apply(g, why);
+				}
+				g->member_failures[k] = gv->failures;	/* a restarted sidecar counts from 0 */
+			} else if (g->member_down_since[k] == 0)
+				g->member_down_since[k] = now;
+			else if (!g->member_down_counted[k] && (now - g->member_down_since[k]) * 1000.0 >=
+			    (double)ws->sc->cfg.workers.peer_timeout_ms) {
+				g->member_down_counted[k] = 1;
+				snprintf(why, sizeof why, "the sidecar of %s did not answer for %ld ms (%s)", node,
+				    ws->sc->cfg.workers.peer_timeout_ms, pr->error);
+				g->generation++;
+				gang_apply(g, why);
+			}
+		}
+	}
+}
+
+static void
+poll_peers(evutil_socket_t fd, short what, void *arg)
+{
+	struct workers *ws = arg;
+	struct timeval tv = { 0, GANG_POLL_MS * 1000 };
+	(void)fd;
+	(void)what;
+	for (size_t i = 0; i < ws->npeers && !ws->sc->stopping; i++)
+		if (ws->peers[i].req == NULL)
+			ws->peers[i].req = httpc_get(ws->peers[i].h, "/gangs", GANG_PEER_TIMEOUT_MS, peer_answered,
+			    &ws->peers[i]);
+	evtimer_add(ws->poll_timer, &tv);
+}
+
+static int
+add_peer(struct workers *ws, size_t node, char *err, size_t errlen)
+{
+	struct httpc_target t;
+	struct peer *pr;
+	for (size_t i = 0; i < ws->npeers; i++)
+		if (ws->peers[i].node == node)
+			return 0;
+	pr = &ws->peers[ws->npeers];
+	if (follow_sidecar_of(&ws->sc->cfg, ws->sc->cfg.job.nodes.v[node], pr->url, sizeof pr->url, &t, err,
+	    errlen) != 0)
+		return -1;
+	pr->ws = ws;
+	pr->node = node;
+	pr->h = httpc_new(ws->sc->base, &t, 1, 1024 * 1024, GANG_PEER_TIMEOUT_MS);
+	ws->npeers++;
+	return 0;
+}
+
+/* The gangs with members on this node (workers.gang "endpoint"): an endpoint of more than one
+ * process. Before the loop: peers' names are resolved here. */
+static int
+gangs_init(struct workers *ws, int me, char *err, size_t errlen)
+{
+	const struct cfg *c = &ws->sc->cfg;
+	const struct topology *t = &ws->topo;
+	if (strcmp(c->workers.gang, "endpoint") != 0 || ws->n == 0)
+		return 0;
+	ws->gangs = xcalloc(t->nendpoints + 1, sizeof *ws->gangs);
+	ws->peers = xcalloc(c->job.nodes.n + 1, sizeof *ws->peers);
+	for (size_t e = 0; e < t->nendpoints; e++) {
+		size_t nproc = 0, nlocal = 0;
+		struct gang *g;
+		for (size_t i = 0; i < t->nprocs; i++)
+			nproc += t->procs[i].endpoint == e;
+		for (size_t k = 0; k < ws->n; k++)
+			nlocal += t->procs[ws->w[k].proc].endpoint == e;
+		if (nproc < 2 || nlocal == 0)
+			continue;
+		g = &ws->gangs[ws->ngangs++];
+		g->ws = ws;
+		snprintf(g->name, sizeof g->name, "%s_w%d", t->endpoints[e].role, t->endpoints[e].index);
+		g->leader = t->endpoints[e].first_node;
+		g->is_leader = (int)g->leader == me;
+		g->generation = 1;
+		g->local = xcalloc(nlocal, sizeof *g->local);
+		for (size_t k = 0; k < ws->n; k++)
+			if (t->procs[ws->w[k].proc].endpoint == e) {
+				g->local[g->nlocal++] = k;
+				ws->w[k].gang = g;
+			}
+		g->members = xcalloc((size_t)t->endpoints[e].nnodes + 1, sizeof *g->members);
+		g->member_failures = xcalloc((size_t)t->endpoints[e].nnodes + 1, sizeof *g->member_failures);
+		g->member_down_since = xcalloc((size_t)t->endpoints[e].nnodes + 1, sizeof *g->member_down_since);
+		g->member_down_counted = xcalloc((size_t)t->endpoints[e].nnodes + 1, sizeof *g->member_down_counted);
+		for (int k = 0; k < t->endpoints[e].nnodes; k++) {
+			size_t node = t->endpoints[e].first_node + (size_t)k;
+			if ((int)node == me)
+				continue;
+			if (g->is_leader)
+				g->members[g->nmembers++] = node;
+			if ((g->is_leader || node == g->leader) && add_peer(ws, node, err, errlen) != 0)
+				return -1;
+		}
+	}
+	ws->gang_ev = event_new(ws->sc->base, -1, 0, gang_step, ws);
+	if (ws->npeers > 0) {
+		struct timeval tv = { 0, GANG_POLL_MS * 1000 };
+		ws->poll_timer = evtimer_new(ws->sc->base, poll_peers, ws);
+		evtimer_add(ws->poll_timer, &tv);
+	}
+	if (ws->ngangs > 0)
+		log_notice("workers: %zu gang%s with members here, %zu peer sidecar%s", ws->ngangs,
+		    ws->ngangs == 1 ? "" : "s", ws->npeers, ws->npeers == 1 ? "" : "s");
+	return 0;
+}
+
+json_t *
+workers_gangs(const struct workers *ws)
+{
+	json_t *o = json_object(), *a = json_array();
+	json_object_set_new(o, "node", json_string(ws ? ws->sc->cfg.job.node : ""));
+	for (size_t i = 0; ws != NULL && i < ws->ngangs; i++) {
+		const struct gang *g = &ws->gangs[i];
+		json_t *m = json_array();
+		for (size_t k = 0; k < g->nlocal; k++)
+			json_array_append_new(m, json_string(ws->started ? ws->w[g->local[k]].child.name : ""));
+		json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:s, s:b, s:s, s:I, s:o, s:s}", "name", g->name,
+		    "generation", (json_int_t)g->generation, "failures", (json_int_t)g->failures, "leader",
+		    ws->sc->cfg.job.nodes.v[g->leader], "waiting", g->waiting, "state", g->waiting ? "waiting" :
+		    "running", "restarts", (json_int_t)g->restarts, "members", m, "last_cause", g->why));
+	}
+	json_object_set_new(o, "gangs", a);
+	return o;
 }
 
 static const struct child_ops worker_ops = { NULL, worker_spawned, worker_changed, NULL };
@@ -320,7 +610,7 @@ workers_new(struct sidecar *sc, char *err, size_t errlen)
 		}
 	if (ws->n > 0)
 		log_notice("workers: %zu process%s on %s", ws->n, ws->n == 1 ? "" : "es", c->job.node);
-	if (decide_addresses(ws, me, err, errlen) != 0) {
+	if (decide_addresses(ws, me, err, errlen) != 0 || gangs_init(ws, me, err, errlen) != 0) {
 		workers_free(ws);
 		return NULL;
 	}
@@ -383,6 +673,7 @@ workers_update(struct workers *ws)
 		snprintf(why, sizeof why, "the master is at generation %u", ws->generation);
 		for (size_t i = 0; i < ws->n; i++) {
 			render(ws, &ws->w[i], 0);
+			ws->w[i].gang_stop = 1;	/* all restart: not a member failing */
 			if (child_running(&ws->w[i].child))
 				child_fail(&ws->w[i].child, why);
 		}
@@ -495,6 +786,23 @@ workers_free(struct workers *ws)
 		event_free(ws->leaders[i].retry);
 		httpc_free(ws->leaders[i].h);
 	}
+	for (size_t i = 0; i < ws->npeers; i++) {
+		httpc_cancel(ws->peers[i].req);
+		httpc_free(ws->peers[i].h);
+	}
+	for (size_t i = 0; i < ws->ngangs; i++) {
+		free(ws->gangs[i].local);
+		free(ws->gangs[i].members);
+		free(ws->gangs[i].member_failures);
+		free(ws->gangs[i].member_down_since);
+		free(ws->gangs[i].member_down_counted);
+	}
+	free(ws->gangs);
+	free(ws->peers);
+	if (ws->gang_ev != NULL)
+		event_free(ws->gang_ev);
+	if (ws->poll_timer != NULL)
+		event_free(ws->poll_timer);
 	free(ws->leaders);
 	free(ws->addr);
 	free(ws->ips);

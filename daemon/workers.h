@@ -20,6 +20,8 @@ size_t		 workers_count(const struct workers *);
 size_t		 workers_running(const struct workers *);	/* processes alive */
 size_t		 workers_ready(const struct workers *);		/* in state ready */
 json_t		*workers_status(const struct workers *);
+/* GET /gangs: this node's gangs (name, generation, failures here, leader, state, members). */
+json_t		*workers_gangs(const struct workers *);
 /* What the workers wait for before they start, or NULL. */
 const char	*workers_waiting_for(const struct workers *);
 /* "N/M workers running[ (waiting for ...)]", for STATUS= and /readyz. */

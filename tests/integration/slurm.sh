@@ -76,7 +76,8 @@ pass "a two-node SLURM cluster on this machine (slurmctld, slurmd -N n1, slurmd 
 
 cat >"$T/job.json" <<JSON
 { "job": { "id": "\${SLURM_JOB_ID}", "nodes": "\${SLURM_JOB_NODELIST}", "gpus_per_node": 0,
-           "run_dir": "$T/run/\${SLURMD_NODENAME}" },
+           "run_dir": "$T/run/\${SLURMD_NODENAME}",
+           "sidecars": { "n1": "http://127.0.0.1:$SIDE1", "n2": "http://127.0.0.1:$SIDE2" } },
   "master": { "command": ["$STANDIN"], "address": "127.0.0.1", "rpc_port": $RPC, "http_metadata_port": $META,
               "metrics_port": $ADMIN, "url": "http://127.0.0.1:$SIDE1",
               "extra_args": ["--rpc_address=127.0.0.1", "--metrics_host=127.0.0.1"] },
@@ -155,6 +156,22 @@ grep -q "workers: n1 is $ADDR (named by the sidecar of n1 at http://127.0.0.1:$S
 pass "job.network_interface $IFACE: every rank on both nodes dials $ADDR (--data-parallel-address, MOONCAKE_LOCAL_HOSTNAME, VLLM_NIXL_SIDE_CHANNEL_HOST); n2 took n1's from n1's /status"
 curl -s "http://127.0.0.1:$SIDE2/status" | grep -q '"state": "remote"' || fail "n2's sidecar does not follow n1"
 pass "n2's sidecar follows n1's master"
+
+# The DP 4 group is one gang over both nodes: kill -9 of a rank on n2 restarts all four ranks.
+declare -A OLD
+for sys in 7500 7501 7502 7503; do OLD[$sys]=$(cat "$T/workers/worker-$sys.pid"); done
+kill -KILL "${OLD[7503]}"
+all_new() {
+	local sys p
+	for sys in 7500 7501 7502 7503; do
+		p=$(cat "$T/workers/worker-$sys.pid" 2>/dev/null)
+		[ -n "$p" ] && [ "$p" != "${OLD[$sys]}" ] && alive "$p" || return 1
+	done
+}
+wait_for 20 all_new || fail "the gang was not restarted on both nodes: $(grep 'gang agg_w0' "$T/srun-dp4.out")"
+grep -q "workers: gang agg_w0 generation 2: a member on n2 failed; restarting its 2 members on n1" "$T/srun-dp4.out" ||
+    fail "n1 did not start generation 2: $(grep 'gang agg_w0' "$T/srun-dp4.out")"
+pass "kill -9 of one DP rank on n2: the gang's generation 2 restarted all four ranks on both nodes"
 
 # The graceful path first: SIGTERM to the step's tasks (the two sidecars) and nothing else; each
 # stops its workers and n1's its master, which shuts down by itself, and the step ends with 0.

@@ -1,0 +1,58 @@
+#include "config.h"
+#include <stdio.h>
+#include <string.h>
+#include <jansson.h>
+#include "gangview.h"
+
+static int
+counter(json_t *o, const char *key, long long min, long long *out)
+{
+	json_t *x = json_object_get(o, key);
+	if (!json_is_integer(x) || json_integer_value(x) < min || json_integer_value(x) > 2147483647)
+		return -1;
+	*out = json_integer_value(x);
+	return 0;
+}
+
+int
+gangview_parse(const char *body, size_t len, struct gang_view *out, size_t max, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *j = json_loadb(body, len, 0, &je), *a, *g;
+	size_t i, n = 0;
+	if (j == NULL) {
+		snprintf(err, errlen, "/gangs is not JSON: %s", je.text);
+		return -1;
+	}
+	a = json_object_get(j, "gangs");
+	if (!json_is_array(a)) {
+		snprintf(err, errlen, "/gangs: gangs is not an array");
+		json_decref(j);
+		return -1;
+	}
+	json_array_foreach(a, i, g) {
+		const char *name = json_string_value(json_object_get(g, "name"));
+		struct gang_view v;
+		if (name == NULL || *name == '\0' || strlen(name) >= GANG_NAME_MAX ||
+		    counter(g, "generation", 1, &v.generation) != 0 || counter(g, "failures", 0, &v.failures) != 0) {
+			snprintf(err, errlen, "/gangs: gangs[%zu] is not {name, generation >= 1, failures >= 0}", i);
+			json_decref(j);
+			return -1;
+		}
+		if (n == max)
+			continue;	/* more than this node has gangs with it: the rest are not its own */
+		snprintf(v.name, sizeof v.name, "%s", name);
+		out[n++] = v;
+	}
+	json_decref(j);
+	return (int)n;
+}
+
+const struct gang_view *
+gangview_find(const struct gang_view *v, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i].name, name) == 0)
+			return &v[i];
+	return NULL;
+}

@@ -1,0 +1,25 @@
+#ifndef COMMON_GANGVIEW_H
+#define COMMON_GANGVIEW_H
+#include <stddef.h>
+
+/*
+ * What a sidecar's GET /gangs says, as another node reads it: for each gang (the processes of one
+ * endpoint, restarted together) with members on that node, its name, the generation the node
+ * knows (the gang's leader node sets it) and how many times a member there has failed.
+ * {"node": "n1", "gangs": [{"name": "agg_w0", "generation": 3, "failures": 2}, ...]}
+ */
+
+#define GANG_NAME_MAX	64
+
+struct gang_view {
+	char		name[GANG_NAME_MAX];
+	long long	generation;	/* 1..2^31-1 */
+	long long	failures;	/* 0..2^31-1 */
+};
+
+/* Parse body into at most max entries. Returns how many, or -1 with err saying what is wrong;
+ * nothing else in the body is trusted. */
+int	gangview_parse(const char *, size_t, struct gang_view *, size_t, char *, size_t);
+/* The entry named name among n, or NULL. */
+const struct gang_view *gangview_find(const struct gang_view *, size_t, const char *);
+#endif

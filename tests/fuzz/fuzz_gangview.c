@@ -1,0 +1,21 @@
+/* Another sidecar's /gangs: no crash; what is taken is in range. */
+#include "config.h"
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gangview.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+	struct gang_view v[8];
+	char err[256];
+	int n = gangview_parse((const char *)data, len, v, 8, err, sizeof err);
+	for (int i = 0; i < n; i++)
+		if (v[i].name[0] == '\0' || strlen(v[i].name) >= GANG_NAME_MAX || v[i].generation < 1 ||
+		    v[i].failures < 0)
+			abort();
+	return 0;
+}

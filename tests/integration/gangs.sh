@@ -1,0 +1,102 @@
+#!/bin/bash
+# Gangs across nodes: two sidecars on this machine as the nodes head and worker1 of one vLLM TP 2
+# endpoint (one rank each, coupled: a rank restarted alone could not rejoin). Killing either rank
+# restarts both, on both nodes, under a new gang generation that head (the endpoint's first node)
+# starts and worker1 follows through GET /gangs; worker1's sidecar going away counts as its rank
+# dying after workers.peer_timeout_ms. A DP 2 group on one node restarts together too.
+. "$(dirname "$0")/lib.sh"
+export MC_STANDIN_START_DELAY_MS=100
+FAKE=$top_srcdir/tests/tools/fake-worker
+routable_iface
+new_ports
+GROUP='"workers": { "flavor": "vllm", "dp_launch_mode": "per_node", "peer_timeout_ms": 1000,
+    "restart": { "backoff_initial_ms": 50, "burst": 100 },
+    "groups": [ { "role": "agg", "count": 1, "gpus": 2, "tp": 2, "health": { "type": "none" },
+                  "command": ["'"$FAKE"'", "serve", "/model", "--port", "{http_port}"] } ] }'
+FSIDE=$("$TESTKIT" freeports 1)
+# Both sidecars on one machine: job.sidecars says where each node's is.
+JOB='"job": { "id": "test", "nodes": "head,worker1", "node": "NODE", "gpus_per_node": 1,
+    "network_interface": "'"$IFACE"'", "run_dir": "'"$T"'/NODE",
+    "sidecars": { "head": "http://127.0.0.1:@SIDE@", "worker1": "http://127.0.0.1:'"$FSIDE"'" } }'
+write_config head '"address": "127.0.0.1"' "$GROUP"
+JOB=${JOB//@SIDE@/$SIDE}
+python3 - "$T/head.json" "${JOB//NODE/head}" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); c["job"] = json.loads("{" + sys.argv[2] + "}")["job"]
+json.dump(c, open(sys.argv[1], "w"))
+PY
+HEAD_SIDE=$SIDE
+mkdir -p "$T/worker1" "$T/w0" "$T/w1"
+cat >"$T/worker1.json" <<JSON
+{ ${JOB//NODE/worker1},
+  "master": { "enabled": false, "url": "http://127.0.0.1:$HEAD_SIDE" },
+  "admin": { "listen": "127.0.0.1:$FSIDE" },
+  "endpoints": { "flavor": "vllm" }, $GROUP }
+JSON
+FAKE_WORKER_DIR=$T/w0 start_sidecar head
+HEAD_OUT=$SC_OUT HEAD_PID=$SC_PID
+FAKE_WORKER_DIR=$T/w1 start_sidecar worker1
+W1_OUT=$SC_OUT W1_PID=$SC_PID
+# rank R's pid as its fake worker recorded it (a new one on each start)
+rpid() { cat "$T/w$1/worker-750$1.pid" 2>/dev/null; }
+running() { local p; p=$(rpid "$1"); [ -n "$p" ] && [ "$p" != "${2:-}" ] && alive "$p"; }
+wait_for 20 running 0 && wait_for 20 running 1 || fail "the two ranks did not start: $(tail -n 5 "$HEAD_OUT" "$W1_OUT")"
+gangs() { curl -s "http://127.0.0.1:$1/gangs" >"$T/gangs.json" && "$TESTKIT" json-get "$T/gangs.json" "gangs.0.$2"; }
+[ "$(gangs "$HEAD_SIDE" name)" = agg_w0 ] && [ "$(gangs "$HEAD_SIDE" leader)" = head ] &&
+    [ "$(gangs "$FSIDE" generation)" = 1 ] || fail "/gangs: $(cat "$T/gangs.json")"
+pass "one gang agg_w0 over head and worker1, generation 1 on both (/gangs)"
+
+# The rank on worker1 dies: worker1 stops its members and says so; head starts generation 2;
+# both ranks run again under new pids.
+A0=$(rpid 0) A1=$(rpid 1)
+kill -KILL "$A1"
+wait_for 10 running 1 "$A1" && wait_for 10 running 0 "$A0" || fail "not both restarted: $(grep gang "$HEAD_OUT" "$W1_OUT")"
+grep_q "$W1_OUT" "workers: gang agg_w0: agg_w0_r1: .*; stopping its 1 member on worker1 until head's next generation" &&
+    grep_q "$HEAD_OUT" "workers: gang agg_w0 generation 2: a member on worker1 failed; restarting its 1 member on head" &&
+    grep_q "$W1_OUT" "workers: gang agg_w0 generation 2: head \(started it\|is at generation 2\); restarting its 1 member on worker1" ||
+    fail "the gang's log: $(grep -h 'gang agg_w0' "$HEAD_OUT" "$W1_OUT")"
+pass "kill -9 of worker1's rank: worker1 stopped its member, head started generation 2, both ranks restarted"
+
+# The rank on head dies: generation 3, both restarted.
+B0=$(rpid 0) B1=$(rpid 1)
+kill -KILL "$B0"
+wait_for 10 running 0 "$B0" && wait_for 10 running 1 "$B1" || fail "not both restarted: $(grep gang "$HEAD_OUT" "$W1_OUT")"
+grep_q "$W1_OUT" "workers: gang agg_w0 generation 3: head started it" || fail "worker1 did not follow generation 3"
+[ "$(gangs "$HEAD_SIDE" generation)" = 3 ] && [ "$(gangs "$FSIDE" generation)" = 3 ] || fail "/gangs: $(cat "$T/gangs.json")"
+pass "kill -9 of head's rank: generation 3 on both nodes, both ranks restarted"
+
+# worker1's sidecar is killed (its rank goes with it): after peer_timeout_ms head restarts its rank.
+C0=$(rpid 0)
+kill -KILL "$W1_PID"
+wait_for 10 running 0 "$C0" || fail "head's rank was not restarted: $(grep gang "$HEAD_OUT")"
+grep_q "$HEAD_OUT" "workers: gang agg_w0 generation 4: the sidecar of worker1 did not answer for 1000 ms" ||
+    fail "head's log: $(grep 'gang agg_w0' "$HEAD_OUT")"
+pass "worker1's sidecar gone: head counted its rank dead after peer_timeout_ms and restarted its own (generation 4)"
+
+# A data-parallel group of 2 ranks on one node is a gang too; with workers.gang "process" a rank
+# restarts alone, as before.
+for mode in endpoint process; do
+	new_ports
+	mkdir -p "$T/dp-$mode"
+	write_config "dp-$mode" '"address": "127.0.0.1"' '"workers": { "flavor": "vllm", "dp_launch_mode": "per_gpu",
+	    "gang": "'"$mode"'", "restart": { "backoff_initial_ms": 50, "burst": 100 },
+	    "groups": [ { "role": "agg", "count": 1, "gpus": 2, "dp": 2, "health": { "type": "none" },
+	                  "command": ["'"$FAKE"'", "serve", "/model", "--port", "{http_port}"] } ] }'
+	sed -i 's|"job": {|"job": { "gpus_per_node": 2,|' "$T/dp-$mode.json"
+	FAKE_WORKER_DIR=$T/dp-$mode start_sidecar "dp-$mode"
+	dpid() { cat "$T/dp-$mode/worker-750$1.pid" 2>/dev/null; }
+	up2() { local p; p=$(dpid "$1"); [ -n "$p" ] && [ "$p" != "${2:-}" ] && alive "$p"; }
+	wait_for 20 up2 0 && wait_for 20 up2 1 || fail "$mode: the DP ranks did not start: $(tail -n 5 "$SC_OUT")"
+	D0=$(dpid 0) D1=$(dpid 1)
+	kill -KILL "$D0"
+	wait_for 10 up2 0 "$D0" || fail "$mode: rank 0 not restarted"
+	if [ "$mode" = endpoint ]; then
+		wait_for 10 up2 1 "$D1" || fail "rank 1 was not restarted with its gang: $(grep gang "$SC_OUT")"
+		grep_q "$SC_OUT" "workers: gang agg_w0 generation 2: agg_w0_r0: " || fail "no gang restart logged: $(grep gang "$SC_OUT")"
+	else
+		[ "$(dpid 1)" = "$D1" ] || fail "gang process: rank 1 was restarted with rank 0"
+	fi
+	kill -TERM "$SC_PID"; wait "$SC_PID"
+done
+pass "per_gpu DP 2 on one node: kill -9 of rank 0 restarts both (gang endpoint), or rank 0 alone (gang process)"
+finish

@@ -1,0 +1,67 @@
+/* What one sidecar accepts from another's /gangs: names, generations and failure counts, nothing else. */
+#include "config.h"
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+#include "gangview.h"
+#include "unit.h"
+
+static const struct {
+	const char	*body;
+	int		 n;		/* -1: refused */
+	const char	*err;
+} cases[] = {
+	{ "{\"node\":\"n1\",\"gangs\":[{\"name\":\"agg_w0\",\"generation\":3,\"failures\":2}]}", 1, NULL },
+	{ "{\"node\":\"n1\",\"gangs\":[]}", 0, NULL },
+	{ "{\"gangs\":[{\"name\":\"a\",\"generation\":1,\"failures\":0},{\"name\":\"b\",\"generation\":2,\"failures\":5}]}", 2, NULL },
+	{ "{\"gangs\":{}}", -1, "/gangs: gangs is not an array" },
+	{ "{}", -1, "/gangs: gangs is not an array" },
+	{ "{\"gangs\":[{\"name\":\"a\",\"generation\":0,\"failures\":0}]}", -1, "/gangs: gangs[0] is not {name, generation >= 1, failures >= 0}" },
+	{ "{\"gangs\":[{\"name\":\"a\",\"generation\":1,\"failures\":-1}]}", -1, "/gangs: gangs[0] is not {name, generation >= 1, failures >= 0}" },
+	{ "{\"gangs\":[{\"name\":\"a\",\"generation\":\"1\",\"failures\":0}]}", -1, "/gangs: gangs[0] is not {name, generation >= 1, failures >= 0}" },
+	{ "{\"gangs\":[{\"name\":\"\",\"generation\":1,\"failures\":0}]}", -1, "/gangs: gangs[0] is not {name, generation >= 1, failures >= 0}" },
+	{ "{\"gangs\":[{\"generation\":1,\"failures\":0}]}", -1, "/gangs: gangs[0] is not {name, generation >= 1, failures >= 0}" },
+	{ "{\"gangs\":[{\"name\":\"a\",\"generation\":2147483648,\"failures\":0}]}", -1, "/gangs: gangs[0] is not {name, generation >= 1, failures >= 0}" },
+	{ "{\"gangs\":[7]}", -1, "/gangs: gangs[0] is not {name, generation >= 1, failures >= 0}" },
+};
+
+START_TEST(test_parse)
+{
+	struct gang_view v[4];
+	char err[256] = "";
+	int n = gangview_parse(cases[_i].body, strlen(cases[_i].body), v, 4, err, sizeof err);
+	ck_assert_msg(n == cases[_i].n, "%s: %d (%s)", cases[_i].body, n, err);
+	if (n < 0)
+		ck_assert_str_eq(err, cases[_i].err);
+}
+END_TEST
+
+START_TEST(test_values)
+{
+	struct gang_view v[4];
+	char err[256];
+	const char *b = cases[2].body;
+	ck_assert_int_eq(gangview_parse(b, strlen(b), v, 4, err, sizeof err), 2);
+	ck_assert_ptr_nonnull(gangview_find(v, 2, "b"));
+	ck_assert_int_eq(gangview_find(v, 2, "b")->generation, 2);
+	ck_assert_int_eq(gangview_find(v, 2, "b")->failures, 5);
+	ck_assert_ptr_null(gangview_find(v, 2, "c"));
+	/* more entries than room: the first ones only */
+	ck_assert_int_eq(gangview_parse(b, strlen(b), v, 1, err, sizeof err), 1);
+	ck_assert_str_eq(v[0].name, "a");
+	/* cut at every byte: refused, never a crash */
+	for (size_t n = 0; n < strlen(b); n++)
+		ck_assert_int_eq(gangview_parse(b, n, v, 4, err, sizeof err), -1);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("gangview");
+	TCase *tc = tcase_create("gangview");
+	tcase_add_loop_test(tc, test_parse, 0, (int)(sizeof cases / sizeof cases[0]));
+	tcase_add_test(tc, test_values);
+	suite_add_tcase(s, tc);
+	return unit_run(s);
+}
