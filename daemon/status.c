@@ -123,14 +123,27 @@ status_main(const char *url)
 	w = json_object_get(root, "workers");
 	if (json_array_size(w) > 0) {
 		json_t *e;
-		printf("   %-28s %-8s %-9s %8s %8s %s\n", "WORKER", "ROLE", "STATE", "PID", "RESTARTS",
-		    "CUDA_VISIBLE_DEVICES");
-		json_array_foreach(w, i, e)
-			printf("   %-28s %-8s %-9s %8" JSON_INTEGER_FORMAT " %8" JSON_INTEGER_FORMAT " %s\n",
+		printf("   %-28s %-8s %-9s %8s %8s %-20s %s\n", "WORKER", "ROLE", "STATE", "PID", "RESTARTS",
+		    "CUDA_VISIBLE_DEVICES", "HEALTH");
+		json_array_foreach(w, i, e) {
+			json_t *h = json_object_get(e, "health");
+			printf("   %-28s %-8s %-9s %8" JSON_INTEGER_FORMAT " %8" JSON_INTEGER_FORMAT " %-20s %s%s%s\n",
 			    str(e, "name"), str(e, "role"), str(e, "state"),
 			    json_integer_value(json_object_get(e, "pid")),
 			    json_integer_value(json_object_get(e, "restarts")),
-			    str(e, "cuda_visible_devices"));
+			    str(e, "cuda_visible_devices"), str(h, "check"), *str(h, "last") ? ": " : "",
+			    str(h, "last"));
+		}
+	}
+	w = json_object_get(root, "gangs");
+	if (json_array_size(w) > 0) {
+		json_t *e;
+		printf("   %-28s %-12s %10s %8s %-9s %s\n", "GANG", "LEADER", "GENERATION", "RESTARTS", "STATE",
+		    "LAST CAUSE");
+		json_array_foreach(w, i, e)
+			printf("   %-28s %-12s %10" JSON_INTEGER_FORMAT " %8" JSON_INTEGER_FORMAT " %-9s %s\n",
+			    str(e, "name"), str(e, "leader"), json_integer_value(json_object_get(e, "generation")),
+			    json_integer_value(json_object_get(e, "restarts")), str(e, "state"), str(e, "last_cause"));
 	}
 	json_decref(root);
 	return ready ? 0 : 3;

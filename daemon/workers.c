@@ -414,13 +414,10 @@ peer_answered(const struct httpc_response *r, void *arg)
 		struct gang *g = &ws->gangs[i];
 		const struct gang_view *gv = n > 0 ? gangview_find(v, (size_t)n, g->name) : NULL;
 		if (!g->is_leader && g->leader == pr->node && gv != NULL) {
-			if (!g->seen) {
+			if (!g->seen) {		/* before its members start: the generation they start in */
 				g->seen = 1;
 				g->generation = (unsigned)gv->generation;
-				if (g->waiting) {
-					snprintf(why, sizeof why, "%s is at generation %u", node, g->generation);
-					gang_apply(g, why);
-				}
+				sidecar_update(ws->sc);
 			} else if ((unsigned)gv->generation != g->generation) {
 				g->generation = (unsigned)gv->generation;
 				snprintf(why, sizeof why, "%s started it", node);
@@ -545,6 +542,17 @@ gangs_init(struct workers *ws, int me, char *err, size_t errlen)
 	return 0;
 }
 
+/* A gang led elsewhere whose generation this node has not learnt yet: its members wait for it, so
+ * that a failure is always measured against the generation they run in. */
+static const struct gang *
+gang_unseen(const struct workers *ws)
+{
+	for (size_t i = 0; i < ws->ngangs; i++)
+		if (!ws->gangs[i].is_leader && !ws->gangs[i].seen)
+			return &ws->gangs[i];
+	return NULL;
+}
+
 json_t *
 workers_gangs(const struct workers *ws)
 {
@@ -653,7 +661,8 @@ workers_update(struct workers *ws)
 	c = &ws->sc->cfg;
 	e = ws->sc->endpoints;
 	if (!ws->started) {
-		if (ws->pending > 0 || (c->workers.wait_for_master && (e == NULL || !endpoints_ready(e))))
+		if (ws->pending > 0 || gang_unseen(ws) != NULL ||
+		    (c->workers.wait_for_master && (e == NULL || !endpoints_ready(e))))
 			return;
 		ws->started = 1;
 		ws->generation = e ? endpoints_generation(e) : 0;
@@ -720,6 +729,8 @@ workers_waiting_for(const struct workers *ws)
 	for (size_t i = 0; i < ws->nleaders; i++)
 		if (ws->leaders[i].why[0] != '\0')
 			return ws->leaders[i].why;
+	if (gang_unseen(ws) != NULL)
+		return "the generation of its gang from the leader's sidecar (GET /gangs)";
 	e = ws->sc->endpoints;
 	return ws->sc->cfg.workers.wait_for_master && (e == NULL || !endpoints_ready(e)) ?
 	    "the master's endpoint files to be ready" : NULL;
