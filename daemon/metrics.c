@@ -13,6 +13,7 @@
 #include "metrics.h"
 #include "prom.h"
 #include "sidecar.h"
+#include "workers.h"
 #include "xalloc.h"
 
 static const double buckets[] = { 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4 };
@@ -204,6 +205,7 @@ metrics_render(struct buf *b, const struct sidecar *sc)
 {
 	render_ops(b);
 	render_children(b, sc);
+	workers_metrics(sc->workers, b);
 	render_http(b);
 	render_process(b);
 }

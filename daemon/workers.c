@@ -13,6 +13,7 @@
 #include "hostlist.h"
 #include "log.h"
 #include "nodeaddr.h"
+#include "prom.h"
 #include "sidecar.h"
 #include "topology.h"
 #include "workercmd.h"
@@ -551,6 +552,22 @@ gang_unseen(const struct workers *ws)
 		if (!ws->gangs[i].is_leader && !ws->gangs[i].seen)
 			return &ws->gangs[i];
 	return NULL;
+}
+
+void
+workers_metrics(const struct workers *ws, struct buf *b)
+{
+	prom_family(b, "mooncake_sidecar_gang_generation",
+	    "The generation of a gang with members on this node (one more at each gang restart).", "gauge");
+	for (size_t i = 0; ws != NULL && i < ws->ngangs; i++) {
+		const char *l[] = { "gang", ws->gangs[i].name, NULL };
+		prom_sample(b, "mooncake_sidecar_gang_generation", l, ws->gangs[i].generation);
+	}
+	prom_family(b, "mooncake_sidecar_gang_restarts_total", "Gang restarts applied on this node.", "counter");
+	for (size_t i = 0; ws != NULL && i < ws->ngangs; i++) {
+		const char *l[] = { "gang", ws->gangs[i].name, NULL };
+		prom_sample(b, "mooncake_sidecar_gang_restarts_total", l, ws->gangs[i].restarts);
+	}
 }
 
 json_t *

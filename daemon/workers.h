@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
+struct buf;
 struct sidecar;
 struct workers;
 
@@ -22,6 +23,8 @@ size_t		 workers_ready(const struct workers *);		/* in state ready */
 json_t		*workers_status(const struct workers *);
 /* GET /gangs: this node's gangs (name, generation, failures here, leader, state, members). */
 json_t		*workers_gangs(const struct workers *);
+/* The gangs' families for /metrics: generation and restarts applied here, by gang. */
+void		 workers_metrics(const struct workers *, struct buf *);
 /* What the workers wait for before they start, or NULL. */
 const char	*workers_waiting_for(const struct workers *);
 /* "N/M workers running[ (waiting for ...)]", for STATUS= and /readyz. */

@@ -1,6 +1,6 @@
 #!/bin/bash
 # A real Prometheus and Alertmanager (Debian's) on loopback, with their own temporary storage,
-# scraping a running sidecar (stand-in master, one worker) every second with conf/prometheus/alerts.yml
+# scraping a running sidecar (stand-in master, a gang of two workers) every second with conf/prometheus/alerts.yml
 # loaded. Through their HTTP APIs: the target is up; the sidecar's and the master's series are
 # there; every query of the Grafana dashboard evaluates without error and returns data; then the
 # master is driven into fatal and MooncakeMasterFatal fires and reaches Alertmanager.
@@ -22,13 +22,13 @@ exec "$STANDIN" "\$@"
 SH
 chmod +x "$T/master.sh"
 write_config p '"restart": { "backoff_initial_ms": 10, "backoff_max_ms": 40, "burst": 3, "burst_window_ms": 60000 }' \
-    '"workers": { "flavor": "generic", "groups": [ { "role": "agg", "count": 1, "gpus": 1,
-      "command": ["'"$FAKE"'", "--port", "{http_port}"] } ] }'
+    '"workers": { "flavor": "vllm", "dp_launch_mode": "per_gpu", "groups": [ { "role": "agg", "count": 1,
+      "gpus": 2, "dp": 2, "health": { "type": "none" }, "command": ["'"$FAKE"'", "serve", "/m", "--port", "{http_port}"] } ] }'
 python3 - "$T/p.json" "$T/master.sh" "$T/p" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
 c["master"]["command"] = [sys.argv[2]]
-c["job"].update({"gpus_per_node": 1, "run_dir": sys.argv[3]})
+c["job"].update({"gpus_per_node": 2, "run_dir": sys.argv[3]})
 json.dump(c, open(sys.argv[1], "w"))
 PY
 start_sidecar p
@@ -62,7 +62,7 @@ q() {
 has_data() { q "$1" && ! grep -q '"result":\[\]' "$T/q.json"; }
 wait_for 30 has_data 'up{job="mooncake-sidecar"} == 1' || fail "target not up: $(cat "$T/q.json"; tail -5 "$T/prom.out")"
 pass "Prometheus scrapes the sidecar: up == 1"
-for s in mooncake_sidecar_master_ready mooncake_sidecar_endpoints_ready 'mooncake_sidecar_child_up{child="agg_w0"}' \
+for s in mooncake_sidecar_master_ready mooncake_sidecar_endpoints_ready 'mooncake_sidecar_child_up{child="agg_w0_r0"}' 'mooncake_sidecar_gang_generation{gang="agg_w0"}' \
     master_key_count master_total_capacity_bytes process_resident_memory_bytes; do
 	wait_for 10 has_data "$s == 1 or $s >= 0" || fail "no series $s: $(cat "$T/q.json")"
 done
