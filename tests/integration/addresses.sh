@@ -14,24 +14,7 @@ new_ports
 GROUP='"workers": { "flavor": "vllm", "dp_launch_mode": "per_node", WAIT
     "groups": [ { "role": "agg", "count": 1, "gpus": 2, "tp": 2,
                   "command": ["'"$FAKE"'", "serve", "/model", "--port", "{http_port}"] } ] }'
-JOB='"job": { "id": "test", "nodes": "head,worker1", "node": "NODE", "gpus_per_node": 1,
-    "network_interface": "'"$IFACE"'", "run_dir": "'"$T"'/NODE" }'
-write_config head '"address": "127.0.0.1"' "${GROUP/WAIT/}"
-python3 - "$T/head.json" "${JOB//NODE/head}" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1])); c["job"] = json.loads("{" + sys.argv[2] + "}")["job"]
-json.dump(c, open(sys.argv[1], "w"))
-PY
-HEAD_SIDE=$SIDE
-FSIDE=$("$TESTKIT" freeports 1)
-mkdir -p "$T/worker1"
-cat >"$T/worker1.json" <<JSON
-{ ${JOB//NODE/worker1},
-  "master": { "enabled": false, "url": "http://127.0.0.1:$HEAD_SIDE" },
-  "admin": { "listen": "127.0.0.1:$FSIDE" },
-  "endpoints": { "flavor": "vllm" },
-  ${GROUP/WAIT/\"wait_for_master\": false,} }
-JSON
+two_nodes "${GROUP/WAIT/}" "${GROUP/WAIT/\"wait_for_master\": false,}"
 
 # --plan says which address each node's processes use and where it comes from.
 "$SIDECAR" -c "$T/worker1.json" --plan >"$T/plan.json" || fail "--plan: $(cat "$T/plan.json")"

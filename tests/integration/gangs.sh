@@ -13,26 +13,8 @@ GROUP='"workers": { "flavor": "vllm", "dp_launch_mode": "per_node", "peer_timeou
     "restart": { "backoff_initial_ms": 50, "burst": 100 },
     "groups": [ { "role": "agg", "count": 1, "gpus": 2, "tp": 2, "health": { "type": "none" },
                   "command": ["'"$FAKE"'", "serve", "/model", "--port", "{http_port}"] } ] }'
-FSIDE=$("$TESTKIT" freeports 1)
-# Both sidecars on one machine: job.sidecars says where each node's is.
-JOB='"job": { "id": "test", "nodes": "head,worker1", "node": "NODE", "gpus_per_node": 1,
-    "network_interface": "'"$IFACE"'", "run_dir": "'"$T"'/NODE",
-    "sidecars": { "head": "http://127.0.0.1:@SIDE@", "worker1": "http://127.0.0.1:'"$FSIDE"'" } }'
-write_config head '"address": "127.0.0.1"' "$GROUP"
-JOB=${JOB//@SIDE@/$SIDE}
-python3 - "$T/head.json" "${JOB//NODE/head}" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1])); c["job"] = json.loads("{" + sys.argv[2] + "}")["job"]
-json.dump(c, open(sys.argv[1], "w"))
-PY
-HEAD_SIDE=$SIDE
-mkdir -p "$T/worker1" "$T/w0" "$T/w1"
-cat >"$T/worker1.json" <<JSON
-{ ${JOB//NODE/worker1},
-  "master": { "enabled": false, "url": "http://127.0.0.1:$HEAD_SIDE" },
-  "admin": { "listen": "127.0.0.1:$FSIDE" },
-  "endpoints": { "flavor": "vllm" }, $GROUP }
-JSON
+two_nodes "$GROUP" "$GROUP"
+mkdir -p "$T/w0" "$T/w1"
 FAKE_WORKER_DIR=$T/w0 start_sidecar head
 HEAD_OUT=$SC_OUT HEAD_PID=$SC_PID
 FAKE_WORKER_DIR=$T/w1 start_sidecar worker1

@@ -87,6 +87,32 @@ routable_iface() {
 	[ -n "${ADDR:-}" ] || fail "this machine has no interface with a routable IPv4 address: $(ip -4 -o addr show)"
 }
 
+# two_nodes HEAD_WORKERS FOLLOWER_WORKERS: $T/head.json and $T/worker1.json for two sidecars on this
+# machine as the nodes head (the master, admin port HEAD_SIDE) and worker1 (following it, admin
+# port FSIDE) of one job, one GPU each, on this machine's interface (job.network_interface), each
+# told where the other's sidecar is (job.sidecars); each "workers" section as given. Needs
+# new_ports and routable_iface first.
+two_nodes() {
+	local job
+	FSIDE=$("$TESTKIT" freeports 1) HEAD_SIDE=$SIDE
+	job='"job": { "id": "test", "nodes": "head,worker1", "node": "NODE", "gpus_per_node": 1,
+	    "network_interface": "'"$IFACE"'", "run_dir": "'"$T"'/NODE",
+	    "sidecars": { "head": "http://127.0.0.1:'"$SIDE"'", "worker1": "http://127.0.0.1:'"$FSIDE"'" } }'
+	write_config head '"address": "127.0.0.1"' "$1"
+	python3 - "$T/head.json" "${job//NODE/head}" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); c["job"] = json.loads("{" + sys.argv[2] + "}")["job"]
+json.dump(c, open(sys.argv[1], "w"))
+PY
+	mkdir -p "$T/worker1"
+	cat >"$T/worker1.json" <<JSON
+{ ${job//NODE/worker1},
+  "master": { "enabled": false, "url": "http://127.0.0.1:$HEAD_SIDE" },
+  "admin": { "listen": "127.0.0.1:$FSIDE" },
+  "endpoints": { "flavor": "vllm" }, $2 }
+JSON
+}
+
 # Fresh ports for this run: RPC META ADMIN SIDE.
 new_ports() {
 	local p
