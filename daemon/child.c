@@ -305,6 +305,15 @@ backoff_cb(evutil_socket_t fd, short what, void *arg)
 		child_spawn(c);
 }
 
+/* sig to the child's process group; before the child's setsid() has run there is no such group
+ * (ESRCH), and the signal goes to the child itself instead of being lost. */
+static void
+signal_child(const struct child *c, int sig)
+{
+	if (kill(-c->pid, sig) != 0 && errno == ESRCH)
+		kill(c->pid, sig);
+}
+
 static void
 kill_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -313,7 +322,7 @@ kill_cb(evutil_socket_t fd, short what, void *arg)
 	if (c->pid > 0) {
 		log_warn("%s: pid %ld still running %ld ms after SIGTERM; sending SIGKILL", c->name,
 		    (long)c->pid, c->stop_timeout_ms);
-		kill(-c->pid, SIGKILL);
+		signal_child(c, SIGKILL);
 	}
 }
 
@@ -468,11 +477,11 @@ static void
 send_stop(struct child *c, int now)
 {
 	if (now || c->stop_timeout_ms == 0) {
-		kill(-c->pid, SIGKILL);
+		signal_child(c, SIGKILL);
 		timer_clear(c);
 		return;
 	}
-	kill(-c->pid, SIGTERM);
+	signal_child(c, SIGTERM);
 	timer_set(c, kill_cb, c->stop_timeout_ms);
 }
 
