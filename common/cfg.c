@@ -96,6 +96,11 @@ static const struct field master_fields[] = {
 #undef M
 
 #define A(m)	offsetof(struct cfg, admin.m)
+static const struct field auth_fields[] = {
+	{ "bearer_token_file", F_STR, A(bearer_token_file), 0, 0, NULL },
+	{ NULL, 0, 0, 0, 0, NULL }
+};
+
 static const struct field admin_fields[] = {
 	{ "listen", F_STR, A(listen), 1, 0, NULL },
 	{ "upstream_timeout_ms", F_INT, A(upstream_timeout_ms), 1, 600000, NULL },
@@ -104,6 +109,8 @@ static const struct field admin_fields[] = {
 	{ "max_connections_per_ip", F_INT, A(max_connections_per_ip), 0, 65536, NULL },
 	{ "max_waiters", F_INT, A(max_waiters), 0, 65536, NULL },
 	{ "debug_routes", F_BOOL, A(debug_routes), 0, 0, NULL },
+	{ "auth", F_SUB, 0, 0, 0, auth_fields },
+	{ "public_routes", F_STRV, A(public_routes), 0, 0, NULL },
 	{ NULL, 0, 0, 0, 0, NULL }
 };
 #undef A
@@ -644,6 +651,11 @@ cfg_defaults(struct cfg *c)
 	restart_defaults(&c->master.restart, 100, 30000, 60000, 5, 60000);
 	c->master.url = xstrdup("");
 	c->admin.listen = xstrdup("0.0.0.0:9103");
+	c->admin.bearer_token_file = xstrdup("");
+	{
+		static const char *const pub[] = { "/livez", "/readyz", NULL };
+		c->admin.public_routes = strv_dup((char *const *)pub);
+	}
 	c->admin.upstream_timeout_ms = 2000;
 	c->admin.metrics_timeout_ms = 100;
 	c->admin.max_connections = 512;
@@ -883,6 +895,9 @@ resolve(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
 		strv_free(&c->job.nodes);
 		strv_push(&c->job.nodes, "localhost");
 	}
+	for (char **r = c->admin.public_routes; r != NULL && *r != NULL; r++)
+		if ((*r)[0] != '/' || strpbrk(*r, "? \t") != NULL)
+			strv_pushf(errs, "admin.public_routes: \"%s\" is not a path (\"/livez\", \"/readyz\", \"/metrics\" ...)", *r);
 	for (size_t i = 0; i < c->job.sidecars.n; i++)
 		if (hostlist_index(&c->job.nodes, c->job.sidecars.v[i].key) < 0)
 			strv_pushf(errs, "job.sidecars.%s: not a node of job.nodes", c->job.sidecars.v[i].key);
@@ -990,6 +1005,8 @@ cfg_free(struct cfg *c)
 	kvlist_clear(&c->master.env);
 	free(c->master.url);
 	free(c->admin.listen);
+	free(c->admin.bearer_token_file);
+	strv_freev(c->admin.public_routes);
 	free(c->endpoints.flavor);
 	json_decref(c->endpoints.store_config);
 	kvlist_clear(&c->endpoints.env);

@@ -82,6 +82,8 @@ struct cfg {
 		long		 max_connections_per_ip;	/* 0: no limit */
 		long		 max_waiters;	/* /endpoints long-polls held at once */
 		int		 debug_routes;	/* proxy the master's routes that list keys, segments, ... */
+		char		*bearer_token_file;	/* admin.auth: "" means no authentication */
+		char		**public_routes;	/* answered without credentials */
 	} admin;
 	struct {
 		char		*flavor;

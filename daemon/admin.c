@@ -15,6 +15,7 @@
 #include <microhttpd.h>
 #include <jansson.h>
 #include "admin.h"
+#include "auth.h"
 #include "buf.h"
 #include "child.h"
 #include "clock.h"
@@ -102,6 +103,8 @@ respond(struct request *r, int code, const char *ctype, const char *body, size_t
 	enum MHD_Result ret;
 	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	if (code == MHD_HTTP_UNAUTHORIZED)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"mooncake-sidecar\"");
 	r->code = code;
 	ret = MHD_queue_response(r->conn, (unsigned)code, resp);
 	MHD_destroy_response(resp);
@@ -606,6 +609,13 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 		if (query_has_control(r->path, strlen(r->path)))
 			return respond_error(r, MHD_HTTP_BAD_REQUEST,
 			    "control character or malformed percent-encoding in the path");
+		if (r->a->sc->token[0] != '\0' && !auth_public(r->path, r->a->sc->cfg.admin.public_routes) &&
+		    !auth_bearer_ok(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+		    MHD_HTTP_HEADER_AUTHORIZATION), r->a->sc->token)) {
+			r->route = "unauthorized";
+			return respond_error(r, MHD_HTTP_UNAUTHORIZED,
+			    "this route needs \"Authorization: Bearer <token>\" (admin.auth)");
+		}
 		return MHD_YES;
 	}
 	if (r->resp != NULL) {

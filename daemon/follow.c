@@ -197,6 +197,7 @@ follow_new(struct sidecar *sc, char *err, size_t errlen)
 	}
 	f->sc = sc;
 	f->head = httpc_new(sc->base, &t, 1, 4 * 1024 * 1024, FOLLOW_HOLD_MS + 5000);
+	httpc_set_bearer(f->head, sc->token);	/* the job's sidecars share admin.auth */
 	f->retry = evtimer_new(sc->base, retry_cb, f);
 	snprintf(f->etag, sizeof f->etag, "none");
 	snprintf(f->state, sizeof f->state, "waiting for the head sidecar at %s", f->url);

@@ -67,6 +67,7 @@ struct httpc {
 	struct conn		*pool;
 	struct httpc_req	*queue, **qtail;
 	struct httpc_req	*all;
+	char			*auth;		/* an Authorization header line, or NULL */
 };
 
 static void dispatch(struct httpc *);
@@ -235,10 +236,18 @@ detach(struct httpc_req *r)
 }
 
 void
+httpc_set_bearer(struct httpc *p, const char *token)
+{
+	free(p->auth);
+	p->auth = token != NULL && *token ? xasprintf("Authorization: Bearer %s\r\n", token) : NULL;
+}
+
+void
 httpc_free(struct httpc *p)
 {
 	if (p == NULL)
 		return;
+	free(p->auth);
 	while (p->all != NULL) {
 		detach(p->all);
 		req_free(p->all);
@@ -563,8 +572,8 @@ struct httpc_req *
 httpc_get(struct httpc *p, const char *path, long timeout_ms, httpc_cb cb, void *arg)
 {
 	struct httpc_req *r = req_new(p, timeout_ms, cb, arg);
-	r->req = xasprintf("GET %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: mooncake-sidecar\r\n\r\n", path,
-	    p->t.name);
+	r->req = xasprintf("GET %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: mooncake-sidecar\r\n%s\r\n", path,
+	    p->t.name, p->auth ? p->auth : "");
 	r->reqlen = strlen(r->req);
 	dispatch(p);
 	return r;

@@ -56,6 +56,9 @@ struct httpc	*httpc_new(struct event_base *, const struct httpc_target *, int po
 		    size_t max_body, long timeout_ms);
 void		 httpc_free(struct httpc *);
 const char	*httpc_upstream(const struct httpc *);
+/* Send "Authorization: Bearer token" with every request (NULL or "": none): another sidecar's
+ * admin API with admin.auth. */
+void		 httpc_set_bearer(struct httpc *, const char *);
 /* GET path (with its query) within timeout_ms (0: the pool's). cb is called exactly once, from the
  * loop, unless the request is cancelled first. A callback must not cancel its own request. */
 struct httpc_req *httpc_get(struct httpc *, const char *, long, httpc_cb, void *);

@@ -13,6 +13,7 @@
 #include "addrs.h"
 #include "admin.h"
 #include "atomicfile.h"
+#include "auth.h"
 #include "cfg.h"
 #include "endpoints.h"
 #include "follow.h"
@@ -35,7 +36,8 @@ usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: mooncake-sidecar [-c FILE] [-n|--check-config] [--plan[=all]] [--node NAME]\n"
-	    "                        [--listen ADDR:PORT] [--status [URL]] [-v] [-V|--version] [-h]\n");
+	    "                        [--listen ADDR:PORT] [--status [URL] [--token-file FILE]] [-v] [-V|--version]\n"
+	    "                        [-h]\n");
 }
 
 /* Keep the endpoint files in step with the master: a new ready generation writes all three, any
@@ -255,6 +257,28 @@ check_names(struct sidecar *s, struct strv *errs)
 	} else if (cfg->master.url[0] != '\0' && url_parse(cfg->master.url, &u, err, sizeof err) == 0 &&
 	    httpc_resolve(u.host, u.port, &t, err, sizeof err) != 0)
 		strv_pushf(errs, "master.url: %s", err);
+	if (cfg->admin.bearer_token_file[0] != '\0' && sidecar_read_token(cfg->admin.bearer_token_file,
+	    s->token, sizeof s->token, err, sizeof err) != 0)
+		strv_pushf(errs, "admin.auth.bearer_token_file: %s", err);
+}
+
+int
+sidecar_read_token(const char *path, char *out, size_t len, char *err, size_t errlen)
+{
+	char buf[AUTH_TOKEN_MAX + 2], why[256];
+	size_t n;
+	FILE *f = fopen(path, "re");
+	if (f == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	n = fread(buf, 1, sizeof buf, f);
+	fclose(f);
+	if (auth_token_parse(buf, n, out, len, why, sizeof why) != 0) {
+		snprintf(err, errlen, "%s: %s", path, why);
+		return -1;
+	}
+	return 0;
 }
 
 /* Raise the open-file limit to its hard limit, and keep the admin server inside what is left once
@@ -324,7 +348,7 @@ check_config(const char *path, const struct cfg_overrides *ov, struct sidecar *s
 int
 main(int argc, char **argv)
 {
-	enum { OPT_PLAN = 256, OPT_NODE, OPT_LISTEN, OPT_STATUS };
+	enum { OPT_PLAN = 256, OPT_NODE, OPT_LISTEN, OPT_STATUS, OPT_TOKEN_FILE };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, 'n' },
@@ -332,12 +356,13 @@ main(int argc, char **argv)
 		{ "node", required_argument, NULL, OPT_NODE },
 		{ "listen", required_argument, NULL, OPT_LISTEN },
 		{ "status", optional_argument, NULL, OPT_STATUS },
+		{ "token-file", required_argument, NULL, OPT_TOKEN_FILE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *path = "/etc/mooncake-sidecar/sidecar.json", *status_url = NULL;
+	const char *path = "/etc/mooncake-sidecar/sidecar.json", *status_url = NULL, *token_file = NULL;
 	struct cfg_overrides ov = { NULL, NULL };
 	int opt, check = 0, plan = 0, verbose = 0, status = 0;
 	int sigs[NSIG], nsigs = 0;
@@ -361,6 +386,7 @@ main(int argc, char **argv)
 			break;
 		case OPT_NODE: ov.node = optarg; break;
 		case OPT_LISTEN: ov.listen = optarg; break;
+		case OPT_TOKEN_FILE: token_file = optarg; break;
 		case OPT_STATUS:
 			status = 1;
 			status_url = optarg;
@@ -377,7 +403,7 @@ main(int argc, char **argv)
 	}
 	log_init(verbose);
 	if (status)
-		return status_main(status_url ? status_url : "http://127.0.0.1:9103");
+		return status_main(status_url ? status_url : "http://127.0.0.1:9103", token_file);
 	if (check_config(path, &ov, &sc, !check) != 0) {
 		cfg_free(&sc.cfg);
 		return EX_CONFIG;

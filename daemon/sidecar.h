@@ -27,6 +27,7 @@ struct sidecar {
 	char			 master_address[URL_HOST_MAX];	/* advertised to workers */
 	struct nodeaddr		 node_addr;	/* this node's, for its workers and MOONCAKE_LOCAL_HOSTNAME */
 	int			 iface_missing;	/* job.network_interface has no address here */
+	char			 token[4097];	/* admin.auth's bearer token, or "" */
 	struct httpc_target	 master_targets[3];	/* where the probes and the proxy connect */
 	unsigned		 published;	/* the master generation last written as ready */
 	char			 published_target[URL_HOST_MAX * 2 + 64];	/* and where it pointed workers */
@@ -39,6 +40,8 @@ struct sidecar {
 
 /* Recompute what systemd and the operator see after any state change. */
 void	sidecar_update(struct sidecar *);
-/* --status: query a running sidecar and print a summary. */
-int	status_main(const char *);
+/* --status: query a running sidecar (with a bearer token, or NULL) and print a summary. */
+int	status_main(const char *, const char *);
+/* Read a bearer token file (before the loop). Returns 0, or -1 with err naming the file. */
+int	sidecar_read_token(const char *, char *, size_t, char *, size_t);
 #endif

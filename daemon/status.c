@@ -34,7 +34,7 @@ got(const struct httpc_response *r, void *arg)
 }
 
 static char *
-http_get(const char *url, const char *path, int *code, char *err, size_t errlen)
+http_get(const char *url, const char *path, const char *token, int *code, char *err, size_t errlen)
 {
 	struct event_base *base;
 	struct httpc_target t;
@@ -48,6 +48,7 @@ http_get(const char *url, const char *path, int *code, char *err, size_t errlen)
 		return NULL;
 	base = event_base_new();
 	c = httpc_new(base, &t, 1, 16 * 1024 * 1024, STATUS_TIMEOUT_MS);
+	httpc_set_bearer(c, token);
 	httpc_get(c, path, 0, got, &a);
 	while (!a.done)
 		event_base_loop(base, EVLOOP_ONCE);
@@ -69,11 +70,17 @@ str(json_t *o, const char *k)
 }
 
 int
-status_main(const char *url)
+status_main(const char *url, const char *token_file)
 {
-	char err[512];
+	char err[512], token[4097] = "";
 	int code = 0;
-	char *body = http_get(url, "/status", &code, err, sizeof err);
+	char *body;
+
+	if (token_file != NULL && sidecar_read_token(token_file, token, sizeof token, err, sizeof err) != 0) {
+		log_print(LOG_LVL_ERR, "mooncake-sidecar --status: --token-file %s", err);
+		return EX_USAGE;
+	}
+	body = http_get(url, "/status", token, &code, err, sizeof err);
 	json_t *root, *m, *w;
 	json_error_t je;
 	size_t i;
@@ -84,6 +91,12 @@ status_main(const char *url)
 	}
 	root = json_loads(body, 0, &je);
 	free(body);
+	if (code == 401) {
+		log_print(LOG_LVL_ERR, "mooncake-sidecar --status: %s/status answered HTTP 401: it wants a bearer "
+		    "token (--token-file FILE)%s", url, token[0] ? ", and not the one given" : "");
+		json_decref(root);
+		return EX_NOPERM;
+	}
 	if (code != 200 || root == NULL) {
 		log_print(LOG_LVL_ERR, "mooncake-sidecar --status: %s/status answered HTTP %d%s", url, code,
 		    root ? "" : " without JSON");

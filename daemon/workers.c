@@ -213,6 +213,7 @@ decide_addresses(struct workers *ws, int me, char *err, size_t errlen)
 		l->ws = ws;
 		l->node = L;
 		l->h = httpc_new(ws->sc->base, &t, 1, 1024 * 1024, LEADER_TIMEOUT_MS);
+		httpc_set_bearer(l->h, ws->sc->token);
 		l->retry = evtimer_new(ws->sc->base, leader_retry, l);
 		snprintf(l->why, sizeof l->why, "the address of %s from its sidecar at %s", nodes->v[L], l->url);
 		ws->nleaders++;
@@ -481,6 +482,7 @@ add_peer(struct workers *ws, size_t node, char *err, size_t errlen)
 	pr->ws = ws;
 	pr->node = node;
 	pr->h = httpc_new(ws->sc->base, &t, 1, 1024 * 1024, GANG_PEER_TIMEOUT_MS);
+	httpc_set_bearer(pr->h, ws->sc->token);
 	ws->npeers++;
 	return 0;
 }

@@ -1,0 +1,25 @@
+/* An Authorization header and a token file as anyone may write them: no crash; only the exact
+ * token passes. */
+#include "config.h"
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "auth.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+	static const char token[] = "s3cr3t-t0ken-0123456789";
+	char *s = malloc(len + 1), out[AUTH_TOKEN_MAX + 1], err[256];
+	memcpy(s, data, len);
+	s[len] = '\0';
+	if (auth_bearer_ok(s, token) && strstr(s, token) == NULL)
+		abort();
+	if (auth_token_parse(s, len, out, sizeof out, err, sizeof err) == 0 &&
+	    (strlen(out) < AUTH_TOKEN_MIN || strchr(out, ' ') != NULL))
+		abort();
+	free(s);
+	return 0;
+}
