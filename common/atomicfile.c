@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "atomicfile.h"
@@ -29,10 +30,23 @@ int
 atomic_write(const char *path, const void *buf, size_t len, mode_t mode, int flags, char *err,
     size_t errlen)
 {
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	int fd, rc = -1;
+	char *tmp = NULL;
+	int fd = -1, rc = -1;
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	/* A name nobody else uses, created here and now: never an existing file, never through a
+	 * symbolic link (two nodes with the same pid may share a run directory). */
+	for (int tries = 0; fd < 0 && tries < 16; tries++) {
+		unsigned char r[6];
+		if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+			for (size_t i = 0; i < sizeof r; i++)
+				r[i] = (unsigned char)(random() >> 8);
+		free(tmp);
+		tmp = xasprintf("%s.tmp.%ld.%02x%02x%02x%02x%02x%02x", path, (long)getpid(), r[0], r[1], r[2], r[3],
+		    r[4], r[5]);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
 	if (fd < 0) {
 		snprintf(err, errlen, "open %s: %s", tmp, strerror(errno));
 		goto out;
@@ -66,6 +80,34 @@ fsync_dir(const char *path)
 		close(dfd);
 	}
 	free(copy);
+}
+
+int
+dir_safe(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT ? 0 : (snprintf(err, errlen, "%s: %s", path, strerror(errno)), -1);
+	if (S_ISLNK(st.st_mode) && stat(path, &st) != 0) {
+		snprintf(err, errlen, "%s: a symbolic link to nothing: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a directory", path);
+		return -1;
+	}
+	if (st.st_uid != geteuid() && st.st_uid != 0) {
+		snprintf(err, errlen, "%s: owned by uid %ld, not by this user (uid %ld) or root: another user "
+		    "could replace the files in it", path, (long)st.st_uid, (long)geteuid());
+		return -1;
+	}
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
+		snprintf(err, errlen, "%s: writable by %s without the sticky bit (mode %04o): another user could "
+		    "replace the files in it", path, st.st_mode & S_IWOTH ? "everyone" : "its group",
+		    (unsigned)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
 }
 
 int

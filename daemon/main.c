@@ -257,6 +257,10 @@ check_names(struct sidecar *s, struct strv *errs)
 	} else if (cfg->master.url[0] != '\0' && url_parse(cfg->master.url, &u, err, sizeof err) == 0 &&
 	    httpc_resolve(u.host, u.port, &t, err, sizeof err) != 0)
 		strv_pushf(errs, "master.url: %s", err);
+	if (dir_safe(cfg->job.run_dir, err, sizeof err) != 0)
+		strv_pushf(errs, "job.run_dir: %s", err);
+	if (strcmp(cfg->job.log_dir, cfg->job.run_dir) != 0 && dir_safe(cfg->job.log_dir, err, sizeof err) != 0)
+		strv_pushf(errs, "job.log_dir: %s", err);
 	if (cfg->admin.bearer_token_file[0] != '\0' && sidecar_read_token(cfg->admin.bearer_token_file,
 	    s->token, sizeof s->token, err, sizeof err) != 0)
 		strv_pushf(errs, "admin.auth.bearer_token_file: %s", err);

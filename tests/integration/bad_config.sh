@@ -36,6 +36,16 @@ pass "JSON syntax error: file:line:column, exit 78"
 OUT=$("$SIDECAR" -c "$T/missing.json" 2>&1); RC=$?
 [ "$RC" -eq 78 ] && grep -q "unable to open $T/missing.json" <<<"$OUT" || fail "missing file: $RC $OUT"
 pass "missing config file: named, exit 78"
+# A run directory others could write into: its files could be replaced under the workers.
+new_ports
+write_config unsafe
+mkdir -p "$T/unsafe"
+chmod 0777 "$T/unsafe"
+OUT=$("$SIDECAR" -c "$T/unsafe.json" 2>&1); RC=$?
+[ "$RC" -eq 78 ] && grep -q "job.run_dir: $T/unsafe: writable by everyone without the sticky bit (mode 0777)" <<<"$OUT" ||
+    fail "world-writable run dir: $RC $OUT"
+[ ! -e "$T/unsafe/mooncake_master.pid" ] || fail "a master was started"
+pass "a world-writable run directory without the sticky bit: refused, exit 78, nothing started"
 "$SIDECAR" --bogus >/dev/null 2>&1; RC=$?
 [ "$RC" -eq 64 ] || fail "unknown option exit $RC"
 pass "unknown option: exit 64"

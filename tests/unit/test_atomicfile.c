@@ -1,0 +1,102 @@
+/* Atomic writes and the run directory's safety, on a scratch directory. */
+#define _GNU_SOURCE
+#include "config.h"
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "atomicfile.h"
+#include "unit.h"
+
+static char dir[64];
+
+static void
+setup(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/mcs-unit.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void
+teardown(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(test_write)
+{
+	char path[128], err[256];
+	size_t n;
+	char *back;
+	struct stat st;
+	snprintf(path, sizeof path, "%s/endpoints.json", dir);
+	ck_assert_int_eq(atomic_write(path, "one", 3, 0644, ATOMIC_FSYNC, err, sizeof err), 0);
+	ck_assert_int_eq(atomic_write(path, "two!", 4, 0640, 0, err, sizeof err), 0);
+	back = file_read(path, &n);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_int_eq(memcmp(back, "two!", 4), 0);
+	free(back);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_mode & 0777, 0640);
+}
+END_TEST
+
+/* A link planted at the name a writer with this pid used to take is not followed: its target keeps
+ * what it held, and nothing but the file itself is left in the directory. */
+START_TEST(test_no_planted_link)
+{
+	char path[128], link[160], victim[128], err[256], cmd[256];
+	size_t n;
+	char *back;
+	snprintf(path, sizeof path, "%s/mooncake.env", dir);
+	snprintf(victim, sizeof victim, "%s/victim", dir);
+	snprintf(link, sizeof link, "%s.tmp.%ld", path, (long)getpid());
+	ck_assert_int_eq(atomic_write(victim, "keep", 4, 0644, 0, err, sizeof err), 0);
+	ck_assert_int_eq(symlink(victim, link), 0);
+	ck_assert_int_eq(atomic_write(path, "new", 3, 0644, 0, err, sizeof err), 0);
+	back = file_read(victim, &n);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_int_eq(memcmp(back, "keep", 4), 0);
+	free(back);
+	snprintf(cmd, sizeof cmd, "test $(ls %s | wc -l) -eq 3", dir);	/* victim, the link, the file */
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+START_TEST(test_dir_safe)
+{
+	char sub[128], err[256];
+	snprintf(sub, sizeof sub, "%s/run", dir);
+	ck_assert_int_eq(dir_safe(sub, err, sizeof err), 0);	/* missing: created later */
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	ck_assert_int_eq(dir_safe(sub, err, sizeof err), 0);
+	ck_assert_int_eq(chmod(sub, 0777), 0);
+	ck_assert_int_eq(dir_safe(sub, err, sizeof err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "writable by everyone without the sticky bit (mode 0777)"));
+	ck_assert_int_eq(chmod(sub, 0775), 0);
+	ck_assert_int_eq(dir_safe(sub, err, sizeof err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "writable by its group without the sticky bit"));
+	ck_assert_int_eq(chmod(sub, 01777), 0);
+	ck_assert_int_eq(dir_safe(sub, err, sizeof err), 0);
+	ck_assert_int_eq(dir_safe("/tmp", err, sizeof err), 0);
+	ck_assert_int_eq(dir_safe("/etc/hostname", err, sizeof err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "not a directory"));
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("atomicfile");
+	TCase *tc = tcase_create("atomicfile");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_write);
+	tcase_add_test(tc, test_no_planted_link);
+	tcase_add_test(tc, test_dir_safe);
+	suite_add_tcase(s, tc);
+	return unit_run(s);
+}
