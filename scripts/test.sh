@@ -31,9 +31,9 @@ for log in tests/unit/*.log; do
 	failed=$((failed + $2 + $3))
 done
 for log in tests/integration/*.log tests/fuzz/*.log; do
-	line=$(grep -E '^[a-z_]+: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -1)
-	if grep -q '^[a-z_]*: SKIPPED' "$log"; then
-		grep '^[a-z_]*: SKIPPED' "$log"
+	line=$(grep -E '^[a-z0-9_]+: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -1)
+	if grep -q '^[a-z0-9_]*: SKIPPED' "$log"; then
+		grep '^[a-z0-9_]*: SKIPPED' "$log"
 		continue
 	fi
 	if [ -z "$line" ]; then
@@ -43,7 +43,7 @@ for log in tests/integration/*.log tests/fuzz/*.log; do
 		continue
 	fi
 	echo "$line"
-	set -- $(sed -E 's/^[a-z_]+: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/' <<<"$line")
+	set -- $(sed -E 's/^[a-z0-9_]+: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/' <<<"$line")
 	passed=$((passed + $1))
 	failed=$((failed + $2))
 	case $(basename "$log" .log) in
