@@ -61,6 +61,20 @@ struct admin {
 	struct request		*suspended;	/* list of requests waiting for the upstream */
 	struct request		*waiters;	/* /endpoints long-polls */
 	long			 nwaiters;
+	struct flight		*flights;	/* upstream GETs in flight, shared by identical requests */
+	unsigned long		 coalesced;	/* requests answered by another's upstream GET */
+};
+
+/* One upstream GET and every request waiting for its answer: a request for the same path (and
+ * query) that arrives while it is in flight joins it instead of sending its own, so that a
+ * scrape storm costs the master one request, and no answer is older than one round trip. */
+struct flight {
+	struct admin		*a;
+	char			*path;
+	httpc_cb		 cb;		/* what each waiter does with the answer */
+	struct httpc_req	*up;
+	struct request		*waiters;
+	struct flight		*next;
 };
 
 struct request {
@@ -76,6 +90,8 @@ struct request {
 	struct event		*eof_ev;	/* while suspended: has the client gone? */
 	char			 since[32];
 	struct request		*next;
+	struct flight		*flight;	/* the upstream GET it waits for */
+	struct request		*fnext;		/* in its flight's waiters */
 };
 
 
@@ -254,6 +270,84 @@ metrics_done(const struct httpc_response *pr, void *arg)
 			buf_puts(&r->own, "\n");
 	}
 	resume(r, 200, make_response("text/plain; version=0.0.4; charset=utf-8", r->own.p, r->own.len));
+}
+
+static void
+flight_free(struct flight *f)
+{
+	struct flight **pp;
+	for (pp = &f->a->flights; *pp != NULL && *pp != f; pp = &(*pp)->next)
+		;
+	if (*pp == f)
+		*pp = f->next;
+	free(f->path);
+	free(f);
+}
+
+static void
+flight_done(const struct httpc_response *pr, void *arg)
+{
+	struct flight *f = arg;
+	struct request *r = f->waiters, *next;
+	f->up = NULL;
+	f->waiters = NULL;
+	for (; r != NULL; r = next) {
+		next = r->fnext;
+		r->flight = NULL;
+		r->fnext = NULL;
+		f->cb(pr, r);
+	}
+	flight_free(f);
+}
+
+/* Send GET path upstream for r, or join the identical one in flight. */
+static void
+upstream_get(struct request *r, const char *path, long timeout_ms, httpc_cb cb)
+{
+	struct admin *a = r->a;
+	struct flight *f;
+	for (f = a->flights; f != NULL; f = f->next)
+		if (f->cb == cb && strcmp(f->path, path) == 0)
+			break;
+	if (f != NULL)
+		a->coalesced++;
+	else {
+		f = xcalloc(1, sizeof *f);
+		f->a = a;
+		f->path = xstrdup(path);
+		f->cb = cb;
+		f->next = a->flights;
+		a->flights = f;
+		f->up = httpc_get(a->proxy, path, timeout_ms, flight_done, f);
+	}
+	r->flight = f;
+	r->fnext = f->waiters;
+	f->waiters = r;
+}
+
+/* A waiting request whose client left: out of its flight; the last one out cancels the GET. */
+static void
+flight_leave(struct request *r)
+{
+	struct flight *f = r->flight;
+	struct request **pp;
+	if (f == NULL)
+		return;
+	for (pp = &f->waiters; *pp != NULL && *pp != r; pp = &(*pp)->fnext)
+		;
+	if (*pp == r)
+		*pp = r->fnext;
+	r->flight = NULL;
+	if (f->waiters == NULL) {
+		httpc_cancel(f->up);
+		flight_free(f);
+	}
+}
+
+unsigned long
+admin_coalesced(const struct admin *a)
+{
+	return a ? a->coalesced : 0;
 }
 
 static int
@@ -467,7 +561,7 @@ route(struct request *r, const char *url)
 		char *path = xasprintf("%s%s", url, q.b.p ? q.b.p : "");
 		buf_free(&q.b);
 		suspend(r);
-		r->up = httpc_get(a->proxy, path, 0, proxy_done, r);
+		upstream_get(r, path, 0, proxy_done);
 		free(path);
 		return MHD_YES;
 	}
@@ -566,8 +660,7 @@ route(struct request *r, const char *url)
 			return respond(r, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", r->own.p,
 			    r->own.len);
 		suspend(r);
-		r->up = httpc_get(a->proxy, "/metrics", a->sc->cfg.admin.metrics_timeout_ms, metrics_done,
-		    r);
+		upstream_get(r, "/metrics", a->sc->cfg.admin.metrics_timeout_ms, metrics_done);
 		return MHD_YES;
 	}
 	r->route = "other";
@@ -641,6 +734,7 @@ completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_Reque
 		return;
 	metrics_http(r->route, r->code);
 	httpc_cancel(r->up);
+	flight_leave(r);
 	unwatch(r);
 	if (r->wait_ev != NULL)
 		event_free(r->wait_ev);
@@ -824,6 +918,7 @@ admin_free(struct admin *a)
 		struct request *r = a->suspended;
 		char *s = error_json(a, "the sidecar is stopping");
 		httpc_cancel(r->up);
+		flight_leave(r);
 		resume(r, MHD_HTTP_SERVICE_UNAVAILABLE, make_response("application/json", s, strlen(s)));
 		free(s);
 	}

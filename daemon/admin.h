@@ -12,4 +12,6 @@ struct admin	*admin_new(struct sidecar *, char *, size_t);
 void		 admin_free(struct admin *);
 /* The endpoint files changed: answer every /endpoints long-poll waiting for that. */
 void		 admin_endpoints_changed(struct admin *);
+/* Requests answered by an identical upstream GET already in flight (coalesced). */
+unsigned long	 admin_coalesced(const struct admin *);
 #endif

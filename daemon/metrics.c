@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include "admin.h"
 #include "atomicfile.h"
 #include "child.h"
 #include "clock.h"
@@ -206,6 +207,9 @@ metrics_render(struct buf *b, const struct sidecar *sc)
 	render_ops(b);
 	render_children(b, sc);
 	workers_metrics(sc->workers, b);
+	prom_family(b, "mooncake_sidecar_proxy_coalesced_total",
+	    "Proxied requests answered by an identical request to the master already in flight.", "counter");
+	prom_sample(b, "mooncake_sidecar_proxy_coalesced_total", NULL, (double)admin_coalesced(sc->admin));
 	render_http(b);
 	render_process(b);
 }

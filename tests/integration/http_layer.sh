@@ -137,4 +137,20 @@ held() { curl -s -m 5 -o /dev/null -w '%{http_code} %{time_total}\n' "http://127
     awk '$1 == 200 && $2 >= 0.25 { ok = 1 } END { exit !ok }'; }
 wait_for 5 held || fail "long-poll slots not freed after the client left"
 pass "admin.max_waiters 64: the 65th long-poll 503 with Retry-After; after the client closed, a new long-poll is held again ($(( $(now_ms) - T0 )) ms, its own 300 ms included)"
+
+# Coalescing: 20 identical GETs while the master takes 300 ms to answer reach it as one or two
+# requests; each client gets the master's answer; a later request is sent afresh.
+MC_STANDIN_SLOW_MS=300 up co
+upstream() { count "$EVENTS" '^admin /health?x=1 '; }
+for i in $(seq 20); do
+	curl -s -o /dev/null -w '%{http_code}\n' "http://127.0.0.1:$SIDE/health?x=1" >>"$T/co.codes" &
+done
+wait_for 10 is 20 count "$T/co.codes" '^200$' || fail "not all 20 answered 200: $(sort "$T/co.codes" | uniq -c)"
+N=$(upstream)
+[ "$N" -ge 1 ] && [ "$N" -le 2 ] || fail "20 identical requests reached the master $N times"
+adm /metrics >"$T/co.txt"
+grep -q "^mooncake_sidecar_proxy_coalesced_total $((20 - N))$" "$T/co.txt" ||
+    fail "coalesced counter: $(grep coalesced "$T/co.txt"), upstream $N"
+[ "$(adm_code '/health?x=1')" = 200 ] && [ "$(upstream)" -eq $((N + 1)) ] || fail "a later request was not sent afresh"
+pass "20 identical GETs during a 300 ms answer: $N request(s) to the master, $((20 - N)) coalesced (counted), all 200; the next one sent afresh"
 finish

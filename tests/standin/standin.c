@@ -602,6 +602,11 @@ send_chunked(struct evhttp_request *req)
 static void
 admin_cb(struct evhttp_request *req, void *arg)
 {
+	if (S.events != NULL) {		/* each admin request, for the tests that count them */
+		char what[600];
+		snprintf(what, sizeof what, "admin %.580s", evhttp_request_get_uri(req));
+		event_record(what);
+	}
 	if (S.hang_admin)
 		return;		/* accept, read, never answer */
 	if (send_chunked(req))
