@@ -565,10 +565,29 @@ admin_route(struct evhttp_request *req)
 		service_route(req, path);
 }
 
+/* MC_STANDIN_SLOW_MS: an admin request answered later; a client that leaves first takes the
+ * timer with it (libevent frees the request with the connection). */
+struct slow {
+	struct evhttp_request	*req;
+	struct event		*ev;
+};
+
 static void
 slow_cb(evutil_socket_t fd, short what, void *arg)
 {
-	admin_route(arg);
+	struct slow *sl = arg;
+	evhttp_connection_set_closecb(evhttp_request_get_connection(sl->req), NULL, NULL);
+	admin_route(sl->req);
+	event_free(sl->ev);
+	free(sl);
+}
+
+static void
+slow_closed(struct evhttp_connection *conn, void *arg)
+{
+	struct slow *sl = arg;
+	event_free(sl->ev);
+	free(sl);
 }
 
 /* MC_STANDIN_CHUNKED=1: /metrics/summary?bytes=N answers with a chunked body of N bytes, sent as
@@ -613,7 +632,11 @@ admin_cb(struct evhttp_request *req, void *arg)
 		return;
 	if (S.slow_ms > 0) {
 		struct timeval tv = { S.slow_ms / 1000, (S.slow_ms % 1000) * 1000 };
-		event_base_once(S.base, -1, EV_TIMEOUT, slow_cb, req, &tv);
+		struct slow *sl = calloc(1, sizeof *sl);
+		sl->req = req;
+		sl->ev = evtimer_new(S.base, slow_cb, sl);
+		evtimer_add(sl->ev, &tv);
+		evhttp_connection_set_closecb(evhttp_request_get_connection(req), slow_closed, sl);
 		return;
 	}
 	admin_route(req);
