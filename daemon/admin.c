@@ -392,7 +392,7 @@ own_arg(struct request *r, const char *key, char *buf, size_t len)
 static char *
 status_json(const struct sidecar *sc)
 {
-	json_t *o = json_object(), *m, *e, *g;
+	json_t *o = json_object(), *m, *e;
 	const struct child *c = sc->master ? master_child(sc->master) : NULL;
 	json_object_set_new(o, "version", json_string(PACKAGE_VERSION));
 	json_object_set_new(o, "node", json_string(sc->cfg.job.node));
@@ -444,8 +444,7 @@ status_json(const struct sidecar *sc)
 		m = json_pack("{s:s, s:s}", "state", "absent", "node", sc->cfg.master.node);
 	json_object_set_new(o, "master", m);
 	json_object_set_new(o, "workers", workers_status(sc->workers));
-	json_object_set_new(o, "gangs", json_incref(json_object_get(g = workers_gangs(sc->workers), "gangs")));
-	json_decref(g);
+	json_object_set_new(o, "gangs", workers_gangs(sc->workers));
 	e = json_pack("{s:i, s:s, s:o}", "generation",
 	    sc->endpoints ? (int)endpoints_generation(sc->endpoints) : 0, "dir", sc->cfg.job.run_dir,
 	    "written_at", sc->endpoints && endpoints_written_at(sc->endpoints) > 0 ?
@@ -607,7 +606,8 @@ route(struct request *r, const char *url)
 		return ret;
 	}
 	if (strcmp(url, "/gangs") == 0) {
-		json_t *g = workers_gangs(a->sc->workers);
+		json_t *g = json_pack("{s:s, s:o}", "node", a->sc->cfg.job.node, "gangs",
+		    workers_gangs(a->sc->workers));
 		char *s = json_dumps(g, JSON_PRESERVE_ORDER | JSON_INDENT(2));
 		enum MHD_Result ret;
 		json_decref(g);

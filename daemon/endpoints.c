@@ -61,17 +61,14 @@ static void retry_cb(evutil_socket_t, short, void *);
 /* Every worker process of the job that serves HTTP (not a --headless rank), by node, role, worker
  * index and data-parallel rank: where a router sends requests. The same on every node. */
 static json_t *
-job_workers(const struct cfg *c)
+job_workers(const struct cfg *c, const struct topology *t)
 {
-	struct topology t;
-	char err[512];
 	json_t *a;
-	if (c->workers.ngroups == 0 || topology_build(c, &c->job.nodes, c->job.gpus_per_node, &t, err,
-	    sizeof err) != 0)
+	if (c->workers.ngroups == 0 || t == NULL)
 		return NULL;
 	a = json_array();
-	for (size_t i = 0; i < t.nprocs; i++) {
-		const struct topo_process *p = &t.procs[i];
+	for (size_t i = 0; i < t->nprocs; i++) {
+		const struct topo_process *p = &t->procs[i];
 		if (p->headless || p->http_port <= 0)
 			continue;
 		json_array_append_new(a, json_pack("{s:s, s:s, s:i, s:o, s:i}", "node", c->job.nodes.v[p->node],
@@ -79,7 +76,6 @@ job_workers(const struct cfg *c)
 		    p->dp_rank >= 0 && p->kind == TOPO_PER_GPU ? json_integer(p->dp_rank) : json_null(),
 		    "http_port", p->http_port));
 	}
-	topology_free(&t);
 	return a;
 }
 
@@ -99,7 +95,8 @@ random_hex(char *out, size_t n)
 }
 
 struct endpoints *
-endpoints_new(const struct cfg *cfg, struct event_base *base, const char *local_ip, void (*changed)(void *),
+endpoints_new(const struct cfg *cfg, struct event_base *base, const char *local_ip, const struct topology *topo,
+    void (*changed)(void *),
     void *arg)
 {
 	struct endpoints *e = xcalloc(1, sizeof *e);
@@ -113,7 +110,7 @@ endpoints_new(const struct cfg *cfg, struct event_base *base, const char *local_
 	e->store_path = xasprintf("%s/mooncake_store_config.json", cfg->job.run_dir);
 	e->json_path = xasprintf("%s/endpoints.json", cfg->job.run_dir);
 	snprintf(e->local_ip, sizeof e->local_ip, "%s", local_ip);
-	e->workers = job_workers(cfg);
+	e->workers = job_workers(cfg, topo);
 	if ((old = json_load_file(e->json_path, 0, NULL)) != NULL) {
 		char err[256];
 		e->generation = (unsigned)json_integer_value(json_object_get(old, "generation"));

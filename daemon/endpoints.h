@@ -15,6 +15,7 @@ struct endpoints_master {
 };
 
 struct endpoints;
+struct topology;
 
 /* The files workers read, in job.run_dir: mooncake.env, mooncake_store_config.json (vllm) and
  * endpoints.json. An endpoints.json left by an earlier run is marked not ready at once and its
@@ -22,9 +23,9 @@ struct endpoints;
 struct event_base;
 /* changed(arg) is called from the loop when a retried write brought the disk up to date. */
 /* local_ip: this node's address (MOONCAKE_LOCAL_HOSTNAME, the sidecar's own address when it
- * listens on a wildcard). */
-struct endpoints *endpoints_new(const struct cfg *, struct event_base *, const char *, void (*)(void *),
-		    void *);
+ * listens on a wildcard); topo: the job's layout, whose HTTP-serving processes endpoints.json lists. */
+struct endpoints *endpoints_new(const struct cfg *, struct event_base *, const char *,
+		    const struct topology *, void (*)(void *), void *);
 void		 endpoints_free(struct endpoints *);
 /* Generation gen becomes what /endpoints serves at once; then the files are written. ready: all
  * three, atomically and durably, endpoints.json last (not ready instead when another one fails);

@@ -156,10 +156,13 @@ poll_head(struct follow *f)
 	f->req = httpc_get(f->head, path, FOLLOW_HOLD_MS + 5000, answered, f);
 }
 
-int
-follow_sidecar_of(const struct cfg *c, const char *node, char *url, size_t len, struct httpc_target *t,
-    char *err, size_t errlen)
+struct httpc *
+follow_sidecar_of(const struct sidecar *sc, const char *node, char *url, size_t len, size_t max_body,
+    long timeout_ms, char *err, size_t errlen)
 {
+	const struct cfg *c = &sc->cfg;
+	struct httpc_target t;
+	struct httpc *h;
 	struct url u;
 	char why[400];
 	const char *set = kvlist_get(&c->job.sidecars, node);
@@ -168,7 +171,7 @@ follow_sidecar_of(const struct cfg *c, const char *node, char *url, size_t len, 
 	if (set != NULL) {
 		if (url_parse(set, &u, why, sizeof why) != 0) {
 			snprintf(err, errlen, "the sidecar of %s: %s", node, why);
-			return -1;
+			return NULL;
 		}
 		snprintf(url, len, "%s", set);
 	} else {
@@ -177,11 +180,13 @@ follow_sidecar_of(const struct cfg *c, const char *node, char *url, size_t len, 
 		snprintf(url, len, strchr(u.host, ':') ? "http://[%s]:%d" : "http://%s:%d", u.host, u.port);
 	}
 	/* Before the loop runs, so a blocking lookup is allowed here. */
-	if (httpc_resolve(u.host, u.port, t, why, sizeof why) != 0) {
+	if (httpc_resolve(u.host, u.port, &t, why, sizeof why) != 0) {
 		snprintf(err, errlen, "the sidecar of %s at %s: %s", node, url, why);
-		return -1;
+		return NULL;
 	}
-	return 0;
+	h = httpc_new(sc->base, &t, 1, max_body, timeout_ms);
+	httpc_set_bearer(h, sc->token);	/* the job's sidecars share admin.auth */
+	return h;
 }
 
 struct follow *
@@ -189,15 +194,13 @@ follow_new(struct sidecar *sc, char *err, size_t errlen)
 {
 	struct follow *f = xcalloc(1, sizeof *f);
 	const struct cfg *c = &sc->cfg;
-	struct httpc_target t;
 
-	if (follow_sidecar_of(c, c->master.node, f->url, sizeof f->url, &t, err, errlen) != 0) {
+	if ((f->head = follow_sidecar_of(sc, c->master.node, f->url, sizeof f->url, 4 * 1024 * 1024,
+	    FOLLOW_HOLD_MS + 5000, err, errlen)) == NULL) {
 		free(f);
 		return NULL;
 	}
 	f->sc = sc;
-	f->head = httpc_new(sc->base, &t, 1, 4 * 1024 * 1024, FOLLOW_HOLD_MS + 5000);
-	httpc_set_bearer(f->head, sc->token);	/* the job's sidecars share admin.auth */
 	f->retry = evtimer_new(sc->base, retry_cb, f);
 	snprintf(f->etag, sizeof f->etag, "none");
 	snprintf(f->state, sizeof f->state, "waiting for the head sidecar at %s", f->url);

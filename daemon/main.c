@@ -463,11 +463,13 @@ main(int argc, char **argv)
 	if (sc.cfg.master.runs_here) {
 		snprintf(sc.master_address, sizeof sc.master_address, "%s", sc.cfg.master.address[0] != '\0' ?
 		    sc.cfg.master.address : sc.node_addr.addr);
-		sc.endpoints = endpoints_new(&sc.cfg, sc.base, sc.node_addr.addr, files_changed, &sc);
+		sc.endpoints = endpoints_new(&sc.cfg, sc.base, sc.node_addr.addr, workers_topology(sc.workers),
+		    files_changed, &sc);
 		sc.master = master_new(sc.base, &sc.cfg, sc.master_targets, master_changed, &sc);
 		master_start(sc.master);
 	} else {
-		sc.endpoints = endpoints_new(&sc.cfg, sc.base, sc.node_addr.addr, files_changed, &sc);
+		sc.endpoints = endpoints_new(&sc.cfg, sc.base, sc.node_addr.addr, workers_topology(sc.workers),
+		    files_changed, &sc);
 		if ((sc.follow = follow_new(&sc, err, sizeof err)) == NULL)
 			fatalx(EX_UNAVAILABLE, "%s", err);
 	}

@@ -207,13 +207,11 @@ decide_addresses(struct workers *ws, int me, char *err, size_t errlen)
 		if (ws->addr[L].quality != NODEADDR_REMOTE)
 			continue;
 		l = &ws->leaders[ws->nleaders];
-		struct httpc_target t;
-		if (follow_sidecar_of(c, nodes->v[L], l->url, sizeof l->url, &t, err, errlen) != 0)
+		if ((l->h = follow_sidecar_of(ws->sc, nodes->v[L], l->url, sizeof l->url, 1024 * 1024,
+		    LEADER_TIMEOUT_MS, err, errlen)) == NULL)
 			return -1;
 		l->ws = ws;
 		l->node = L;
-		l->h = httpc_new(ws->sc->base, &t, 1, 1024 * 1024, LEADER_TIMEOUT_MS);
-		httpc_set_bearer(l->h, ws->sc->token);
 		l->retry = evtimer_new(ws->sc->base, leader_retry, l);
 		snprintf(l->why, sizeof l->why, "the address of %s from its sidecar at %s", nodes->v[L], l->url);
 		ws->nleaders++;
@@ -470,19 +468,16 @@ poll_peers(evutil_socket_t fd, short what, void *arg)
 static int
 add_peer(struct workers *ws, size_t node, char *err, size_t errlen)
 {
-	struct httpc_target t;
 	struct peer *pr;
 	for (size_t i = 0; i < ws->npeers; i++)
 		if (ws->peers[i].node == node)
 			return 0;
 	pr = &ws->peers[ws->npeers];
-	if (follow_sidecar_of(&ws->sc->cfg, ws->sc->cfg.job.nodes.v[node], pr->url, sizeof pr->url, &t, err,
-	    errlen) != 0)
+	if ((pr->h = follow_sidecar_of(ws->sc, ws->sc->cfg.job.nodes.v[node], pr->url, sizeof pr->url,
+	    1024 * 1024, GANG_PEER_TIMEOUT_MS, err, errlen)) == NULL)
 		return -1;
 	pr->ws = ws;
 	pr->node = node;
-	pr->h = httpc_new(ws->sc->base, &t, 1, 1024 * 1024, GANG_PEER_TIMEOUT_MS);
-	httpc_set_bearer(pr->h, ws->sc->token);
 	ws->npeers++;
 	return 0;
 }
@@ -575,8 +570,7 @@ workers_metrics(const struct workers *ws, struct buf *b)
 json_t *
 workers_gangs(const struct workers *ws)
 {
-	json_t *o = json_object(), *a = json_array();
-	json_object_set_new(o, "node", json_string(ws ? ws->sc->cfg.job.node : ""));
+	json_t *a = json_array();
 	for (size_t i = 0; ws != NULL && i < ws->ngangs; i++) {
 		const struct gang *g = &ws->gangs[i];
 		json_t *m = json_array();
@@ -587,8 +581,7 @@ workers_gangs(const struct workers *ws)
 		    ws->sc->cfg.job.nodes.v[g->leader], "waiting", g->waiting, "state", g->waiting ? "waiting" :
 		    "running", "restarts", (json_int_t)g->restarts, "members", m, "last_cause", g->why));
 	}
-	json_object_set_new(o, "gangs", a);
-	return o;
+	return a;
 }
 
 static const struct child_ops worker_ops = { NULL, worker_spawned, worker_changed, NULL };
@@ -713,6 +706,12 @@ workers_stop(struct workers *ws, int now)
 {
 	for (size_t i = 0; ws != NULL && ws->started && i < ws->n; i++)
 		child_stop(&ws->w[i].child, now);
+}
+
+const struct topology *
+workers_topology(const struct workers *ws)
+{
+	return ws ? &ws->topo : NULL;
 }
 
 size_t

@@ -6,6 +6,7 @@
 struct buf;
 struct sidecar;
 struct workers;
+struct topology;
 
 /* This node's share of the worker plan, with the addresses its processes bind and dial decided
  * (a leader's that only its sidecar knows is asked for). NULL with err filled when the layout
@@ -18,10 +19,13 @@ void		 workers_update(struct workers *);
 /* Stop every worker (the process groups; SIGKILL after workers.stop_timeout_ms, or now). */
 void		 workers_stop(struct workers *, int);
 size_t		 workers_count(const struct workers *);
+/* The whole job's layout (every node's processes). */
+const struct topology *workers_topology(const struct workers *);
 size_t		 workers_running(const struct workers *);	/* processes alive */
 size_t		 workers_ready(const struct workers *);		/* in state ready */
 json_t		*workers_status(const struct workers *);
-/* GET /gangs: this node's gangs (name, generation, failures here, leader, state, members). */
+/* This node's gangs (name, generation, failures here, leader, state, members), for /gangs and
+ * /status. */
 json_t		*workers_gangs(const struct workers *);
 /* The gangs' families for /metrics: generation and restarts applied here, by gang. */
 void		 workers_metrics(const struct workers *, struct buf *);

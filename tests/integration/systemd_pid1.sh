@@ -189,11 +189,11 @@ pass "systemctl stop: the master got SIGTERM and exited 0, Result=success, nothi
 printf '[Service]\nEnvironment=MC_STANDIN_IGNORE_SIGTERM=1\n' >"$T/ignore.conf"
 in_ns cp /run/mcs/ignore.conf /etc/systemd/system/mooncake-sidecar.service.d/ignore.conf
 in_ns systemctl daemon-reload
-in_ns systemctl start mooncake-sidecar || fail "start with a stubborn master"
+in_ns systemctl start mooncake-sidecar || fail "start with a master that ignores SIGTERM"
 t0=$(now_ms)
 in_ns systemctl stop mooncake-sidecar
 STOP_MS=$(( $(now_ms) - t0 ))
-[ "$(prop Result)" = success ] || fail "stop of a stubborn master: Result=$(prop Result)"
+[ "$(prop Result)" = success ] || fail "stop of a master that ignores SIGTERM: Result=$(prop Result)"
 [ "$STOP_MS" -ge 1500 ] && [ "$STOP_MS" -lt 60000 ] || fail "stop took $STOP_MS ms"
 in_ns journalctl -u mooncake-sidecar --no-pager | grep -q 'SIGKILL' || fail "no SIGKILL logged"
 in_ns rm /etc/systemd/system/mooncake-sidecar.service.d/ignore.conf
