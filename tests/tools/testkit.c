@@ -107,7 +107,7 @@ listen_on(int port, const char *addr, const char *who)
 		}
 		nanosleep(&ts, NULL);
 	}
-	if (listen(fd, 16) != 0) {
+	if (listen(fd, SOMAXCONN) != 0) {	/* a holder that never accepts must not run out of backlog */
 		fprintf(stderr, "%s %s:%d: %s\n", who, addr, port, strerror(errno));
 		return -1;
 	}
