@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <unistd.h>
 #include "atomicfile.h"
+#include "backoff.h"
 #include "child.h"
 #include "clock.h"
 #include "log.h"
@@ -158,7 +159,7 @@ child_free(struct child *c)
 		close(c->log_fd);
 	strv_freev(c->argv);
 	strv_freev(c->envp);
-	free(c->starts);
+	burst_free(&c->burst);
 	free(c->name);
 	free(c->log_path);
 	free(c->pid_path);
@@ -326,38 +327,14 @@ kill_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-/* More than restart.burst starts inside the window would be one too many: true when the oldest of
- * the last burst starts is still inside it. */
-static int
-burst_exceeded(const struct child *c, double now)
-{
-	return c->nstarts == (unsigned)c->restart->burst &&
-	    now - c->starts[c->start_next] < (double)c->restart->burst_window_ms / 1000.0;
-}
-
-static void
-record_start(struct child *c, double now)
-{
-	if (c->starts == NULL)
-		c->starts = xcalloc((size_t)c->restart->burst, sizeof *c->starts);
-	c->starts[c->start_next] = now;
-	c->start_next = (c->start_next + 1) % (unsigned)c->restart->burst;
-	if (c->nstarts < (unsigned)c->restart->burst)
-		c->nstarts++;
-}
-
 /* Back off before the next start: doubling from the initial delay, reset after a healthy run. */
 static void
 schedule_restart(struct child *c, double now, const char *why)
 {
-	if (c->ready_at > 0 && now - c->ready_at >= (double)c->restart->reset_after_ms / 1000.0)
+	if (backoff_reset_due(c->ready_at, now, c->restart->reset_after_ms))
 		c->failures = 0;
 	c->failures++;
-	c->backoff_ms = c->restart->backoff_initial_ms;
-	for (unsigned i = 1; i < c->failures && c->backoff_ms < c->restart->backoff_max_ms; i++)
-		c->backoff_ms *= 2;
-	if (c->backoff_ms > c->restart->backoff_max_ms)
-		c->backoff_ms = c->restart->backoff_max_ms;
+	c->backoff_ms = backoff_delay(c->restart->backoff_initial_ms, c->restart->backoff_max_ms, c->failures);
 	/* The timer runs from now: whatever the state change triggers (the endpoint files marked not
 	 * ready, fsynced) overlaps the backoff instead of adding to it. */
 	timer_set(c, backoff_cb, c->backoff_ms);
@@ -373,14 +350,14 @@ child_spawn(struct child *c)
 	pid_t parent = getpid(), pid;
 	double now = mono_now();
 
-	if (c->starts != NULL && burst_exceeded(c, now)) {
+	if (burst_exceeded(&c->burst, now, c->restart->burst_window_ms)) {
 		char last[sizeof c->reason];
 		snprintf(last, sizeof last, "%s", c->reason);
 		set_state(c, CHILD_FATAL, "more than %ld starts in %ld ms; not restarting (last: %s)",
 		    c->restart->burst, c->restart->burst_window_ms, last);
 		return;
 	}
-	record_start(c, now);
+	burst_record(&c->burst, (unsigned)c->restart->burst, now);
 	c->ready_at = 0;
 	if (c->ops->prepare != NULL && c->ops->prepare(c, why, sizeof why) != 0) {
 		log_err("%s: not starting: %s", c->name, why);

@@ -1,5 +1,6 @@
 #ifndef DAEMON_CHILD_H
 #define DAEMON_CHILD_H
+#include "backoff.h"
 #include <sys/types.h>
 #include <event2/event.h>
 #include "cfg.h"
@@ -46,9 +47,7 @@ struct child {
 	double			 spawned_at, ready_at, state_at;	/* monotonic */
 	double			 ready_wall;
 	double			 ready_seconds;	/* from the last spawn to ready, the last time it was */
-	double			*starts;	/* ring of the last restart.burst start times */
-	unsigned		 nstarts;	/* how many the ring holds */
-	unsigned		 start_next;	/* where the next goes; the oldest once full */
+	struct burst		 burst;		/* the last restart.burst start times */
 	char			 reason[1024];
 	char			 tail[CHILD_TAIL];
 	size_t			 tail_len;

@@ -90,7 +90,7 @@ problem(struct follow *f, const char *why, int unreachable)
 		snprintf(f->etag, sizeof f->etag, "unknown");
 	}
 	schedule(f, f->backoff_ms);
-	sidecar_update(f->sc);
+	sidecar_changed(f->sc);
 }
 
 static void
@@ -144,7 +144,7 @@ answered(const struct httpc_response *pr, void *arg)
 	f->logged[0] = '\0';
 	snprintf(f->state, sizeof f->state, "following the master through %s (generation %u, %s)", f->url,
 	    endpoints_generation(e), endpoints_ready(e) ? "ready" : "not ready");
-	sidecar_update(f->sc);
+	sidecar_changed(f->sc);
 	schedule(f, FOLLOW_FLOOR_MS);
 }
 

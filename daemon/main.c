@@ -40,125 +40,11 @@ usage(FILE *f)
 	    "                        [-h]\n");
 }
 
-/* Keep the endpoint files in step with the master: a new ready generation writes all three, any
- * other state marks endpoints.json not ready. force rewrites them as they stand (SIGHUP). */
-static void
-publish(struct sidecar *s, int force)
-{
-	const struct child *c = master_child(s->master);
-	int ready = c->state == CHILD_READY && !s->stopping;
-	unsigned gen = endpoints_generation(s->endpoints);
-	char leader_host[URL_HOST_MAX], target[URL_HOST_MAX * 2 + 64], *via = NULL;
-	long leader_port;
-	struct endpoints_master m = {
-		s->cfg.master.node, s->master_address, s->cfg.master.rpc_port,
-		s->cfg.master.http_metadata_port, s->cfg.master.metrics_port, c->pid, c->restarts,
-		ready ? c->ready_wall : 0, NULL
-	};
-	/* An HA standby points workers at the leader it names, on the same ports, and says so. */
-	if (strcmp(master_role(s->master), "standby") == 0) {
-		if (split_hostport(master_leader(s->master), leader_host, sizeof leader_host,
-		    &leader_port) == 0) {
-			via = hostport(s->master_address, s->cfg.master.rpc_port);
-			m.address = leader_host;
-			m.rpc_port = leader_port;
-			m.leader_via = via;
-		} else
-			ready = 0;
-	}
-	snprintf(target, sizeof target, "%s:%ld via %s", m.address, m.rpc_port, via ? via : "-");
-	if (ready && (master_generation(s->master) != s->published ||
-	    strcmp(target, s->published_target) != 0)) {
-		/* memory first: served at once; a failed write is retried by endpoints.c */
-		endpoints_publish(s->endpoints, gen + 1, 1, &m);
-		s->published = master_generation(s->master);
-		snprintf(s->published_target, sizeof s->published_target, "%s", target);
-	} else if (ready && force)
-		endpoints_publish(s->endpoints, gen, 1, &m);
-	else if (!ready && gen > 0 && (endpoints_ready(s->endpoints) || force))
-		endpoints_publish(s->endpoints, gen, 0, &m);
-	else {
-		free(via);
-		return;
-	}
-	free(via);
-	admin_endpoints_changed(s->admin);
-}
-
-static void
-orphans_kill_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct sidecar *s = arg;
-	child_signal_orphans(SIGKILL);
-	event_base_loopexit(s->base, NULL);
-}
-
-void
-sidecar_update(struct sidecar *s)
-{
-	const struct child *c = s->master ? master_child(s->master) : NULL;
-	const char *files_err;
-	char status[2048];
-
-	/* first the files (memory first), so that the generation below is the one just published:
-	 * one counter, continued across sidecar restarts, wherever it is shown */
-	if (c != NULL)
-		publish(s, 0);
-	if (c == NULL && s->follow != NULL)
-		snprintf(status, sizeof status, "%s", follow_state(s->follow));
-	else if (c == NULL)
-		snprintf(status, sizeof status, "no master on this node (master runs on %s)",
-		    s->cfg.master.node);
-	else if (c->state == CHILD_READY)
-		snprintf(status, sizeof status, "master ready (gen %u, pid %ld, %u restart%s)",
-		    endpoints_generation(s->endpoints), (long)c->pid, c->restarts, c->restarts == 1 ? "" : "s");
-	else if (c->state == CHILD_STARTING)
-		snprintf(status, sizeof status, "master starting (pid %ld, %u restart%s)", (long)c->pid,
-		    c->restarts, c->restarts == 1 ? "" : "s");
-	else
-		snprintf(status, sizeof status, "master %s: %s", child_state_name(c->state), c->reason);
-	files_err = s->endpoints != NULL ? endpoints_error(s->endpoints) : NULL;
-	if (files_err != NULL) {
-		size_t len = strlen(status);
-		snprintf(status + len, sizeof status - len, "; endpoint files not written: %s", files_err);
-	}
-	workers_update(s->workers);
-	if (workers_count(s->workers) > 0) {
-		size_t len = strlen(status);
-		snprintf(status + len, sizeof status - len, "; ");
-		len = strlen(status);
-		workers_describe(s->workers, status + len, sizeof status - len);
-	}
-
-	if (!s->stopping && !s->ready_sent && files_err == NULL && ((c != NULL && c->state == CHILD_READY) ||
-	    (c == NULL && s->endpoints != NULL && endpoints_ready(s->endpoints) &&
-	    workers_ready(s->workers) == workers_count(s->workers)))) {
-		notify_ready(status);
-		s->ready_sent = 1;
-	} else if (!s->stopping)
-		notify_status(status);
-	/* Stop order: the workers first, then the master, then out of the loop. */
-	if (s->stopping && workers_running(s->workers) == 0 && c != NULL && !s->master_stopping) {
-		s->master_stopping = 1;
-		master_stop(s->master, s->stop_now);
-		c = master_child(s->master);
-	}
-	if (s->stopping && workers_running(s->workers) == 0 && (c == NULL || c->pid <= 0) &&
-	    !s->orphans_signalled) {
-		/* Last, whatever escaped the process groups and came back to us as a subreaper. */
-		struct timeval tv = { 1, 0 };
-		s->orphans_signalled = 1;
-		if (!s->stop_now && child_signal_orphans(SIGTERM) > 0)
-			event_base_once(s->base, -1, EV_TIMEOUT, orphans_kill_cb, s, &tv);
-		else
-			orphans_kill_cb(-1, 0, s);
-	}
-}
-
 static void
 master_changed(struct master *m, void *arg)
 {
-	sidecar_update(arg);
+	(void)m;
+	sidecar_changed(arg);
 }
 
 /* This node's address, decided once before the loop. A job.network_interface this node lacks is an
@@ -180,9 +66,10 @@ node_address(struct sidecar *s)
 static void
 files_changed(void *arg)
 {
-	sidecar_update(arg);
+	sidecar_changed(arg);
 }
 
+/* A stop signal is recorded; the reconcile step stops the workers, then the master. */
 static void
 shutdown_begin(struct sidecar *s, int now)
 {
@@ -195,10 +82,7 @@ shutdown_begin(struct sidecar *s, int now)
 	s->stopping = 1;
 	s->stop_now = now;
 	notify_stopping();
-	workers_stop(s->workers, now);
-	if (now && s->master != NULL)
-		master_stop(s->master, 1);
-	sidecar_update(s);
+	sidecar_changed(s);
 }
 
 static void
@@ -218,12 +102,9 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 	case SIGUSR1:	/* logrotate's convention */
 		notify_reloading();
 		log_notice("%s: reopening log files", sig == SIGHUP ? "SIGHUP" : "SIGUSR1");
-		if (s->master != NULL) {
-			master_reopen_log(s->master);
-			publish(s, 1);
-		}
+		s->reload = 1;
 		s->ready_sent = 0;
-		sidecar_update(s);
+		sidecar_changed(s);
 		break;
 	case SIGCHLD:
 		child_reap();
@@ -473,7 +354,7 @@ main(int argc, char **argv)
 		if ((sc.follow = follow_new(&sc, err, sizeof err)) == NULL)
 			fatalx(EX_UNAVAILABLE, "%s", err);
 	}
-	sidecar_update(&sc);
+	sidecar_changed(&sc);
 
 	event_base_dispatch(sc.base);
 
@@ -489,6 +370,7 @@ main(int argc, char **argv)
 	if (sc.master != NULL)
 		master_free(sc.master);
 	endpoints_free(sc.endpoints);
+	sidecar_free_events(&sc);
 	metrics_free();
 	notify_free();
 	for (int i = 0; i < nsigs; i++)

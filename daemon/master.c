@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "clock.h"
 #include "log.h"
+#include "mhealth.h"
 #include "workerenv.h"
 #include "master.h"
 #include "metrics.h"
@@ -272,19 +273,15 @@ round_done(struct master *m)
 /* Read role, service_ready and the leader from the master's /health; report a change of role or
  * leader. Returns whether the master can be pointed at: ready itself, or a standby naming a leader. */
 static int
-read_health(struct master *m, const char *body)
+read_health(struct master *m, const char *body, size_t len)
 {
-	json_t *j = json_loads(body, 0, NULL);
-	const char *role = json_string_value(json_object_get(j, "role"));
-	const char *leader = json_string_value(json_object_get(j, "leader_address"));
-	int ready = json_is_true(json_object_get(j, "service_ready")), usable;
-	char old_role[16], old_leader[sizeof m->leader];
+	struct mhealth h;
+	char old_role[sizeof m->role], old_leader[sizeof m->leader];
 	snprintf(old_role, sizeof old_role, "%s", m->role);
 	snprintf(old_leader, sizeof old_leader, "%s", m->leader);
-	snprintf(m->role, sizeof m->role, "%s", role ? role : "leader");
-	snprintf(m->leader, sizeof m->leader, "%s", leader ? leader : "");
-	usable = ready || (standby(m) && m->leader[0] != '\0');
-	json_decref(j);
+	mhealth_parse(body, len, &h);
+	snprintf(m->role, sizeof m->role, "%s", h.role);
+	snprintf(m->leader, sizeof m->leader, "%s", h.leader);
 	if (m->child.state == CHILD_READY &&
 	    (strcmp(old_role, m->role) != 0 || strcmp(old_leader, m->leader) != 0)) {
 		log_notice("%s: HA role %s, leader %s", m->child.name, m->role,
@@ -292,7 +289,7 @@ read_health(struct master *m, const char *body)
 		if (m->changed != NULL)
 			m->changed(m, m->arg);
 	}
-	return usable;
+	return mhealth_usable(&h);
 }
 
 static void
@@ -311,7 +308,7 @@ probe_done(const struct httpc_response *r, void *arg)
 	} else if (ok && sl->idx == PROBE_METADATA && strcmp(r->body, "OK") != 0) {
 		ok = 0;
 		snprintf(st->detail, sizeof st->detail, "/health answered \"%.40s\", not OK", r->body);
-	} else if (ok && sl->idx == PROBE_ADMIN && !read_health(m, r->body) &&
+	} else if (ok && sl->idx == PROBE_ADMIN && !read_health(m, r->body, r->len) &&
 	    m->child.state == CHILD_STARTING) {
 		ok = 0;
 		snprintf(st->detail, sizeof st->detail, "/health: %s and no leader known",

@@ -23,7 +23,10 @@ struct sidecar {
 	struct follow		*follow;	/* nodes without a master */
 	struct workers		*workers;	/* this node's GPU workers */
 	int			 stop_now;	/* a second stop signal: no more waiting */
-	int			 master_stopping;
+	int			 workers_stop_sent;	/* 0, 1 (graceful), 2 (at once) */
+	int			 master_stop_sent;
+	int			 reload;	/* SIGHUP: for the next reconcile step */
+	struct event		*reconcile_ev;
 	char			 master_address[URL_HOST_MAX];	/* advertised to workers */
 	struct nodeaddr		 node_addr;	/* this node's, for its workers and MOONCAKE_LOCAL_HOSTNAME */
 	int			 iface_missing;	/* job.network_interface has no address here */
@@ -38,8 +41,9 @@ struct sidecar {
 	char			 ignored_logged[65];	/* signals already logged as ignored (NSIG) */
 };
 
-/* Recompute what systemd and the operator see after any state change. */
-void	sidecar_update(struct sidecar *);
+/* Something changed: one deferred reconcile step (daemon/sidecar.c) decides what follows. */
+void	sidecar_changed(struct sidecar *);
+void	sidecar_free_events(struct sidecar *);
 /* --status: query a running sidecar (with a bearer token, or NULL) and print a summary. */
 int	status_main(const char *, const char *);
 /* Read a bearer token file (before the loop). Returns 0, or -1 with err naming the file. */

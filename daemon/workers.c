@@ -144,7 +144,7 @@ leader_answered(const struct httpc_response *r, void *arg)
 			l->backoff_ms = LEADER_RETRY_MAX_MS;
 		struct timeval tv = { l->backoff_ms / 1000, (l->backoff_ms % 1000) * 1000 };
 		evtimer_add(l->retry, &tv);
-		sidecar_update(ws->sc);
+		sidecar_changed(ws->sc);
 		return;
 	}
 	a->quality = NODEADDR_GOOD;
@@ -154,7 +154,7 @@ leader_answered(const struct httpc_response *r, void *arg)
 	l->why[0] = '\0';
 	ws->pending--;
 	log_notice("workers: %s is %s (%s)", node, a->addr, a->source);
-	sidecar_update(ws->sc);
+	sidecar_changed(ws->sc);
 }
 
 static void
@@ -331,7 +331,7 @@ worker_changed(struct child *c, int old)
 		event_active(w->ws->gang_ev, 0, 0);
 	}
 	if (c->state != old)
-		sidecar_update(w->ws->sc);
+		sidecar_changed(w->ws->sc);
 }
 
 /* A new generation reached this node: restart every member here. */
@@ -417,7 +417,7 @@ peer_answered(const struct httpc_response *r, void *arg)
 			if (!g->seen) {		/* before its members start: the generation they start in */
 				g->seen = 1;
 				g->generation = (unsigned)gv->generation;
-				sidecar_update(ws->sc);
+				sidecar_changed(ws->sc);
 			} else if ((unsigned)gv->generation != g->generation) {
 				g->generation = (unsigned)gv->generation;
 				snprintf(why, sizeof why, "%s started it", node);

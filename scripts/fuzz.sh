@@ -5,7 +5,7 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 secs=${FUZZ_SECONDS:-30}
-targets="cfg hostlist sizes envfile prom httpresp query url epcheck nodeaddr gangview auth"
+targets="cfg hostlist sizes envfile prom httpresp query url epcheck nodeaddr gangview auth mhealth"
 bash "$top/scripts/deps.sh" clang libclang-rt-14-dev libjansson-dev >/dev/null || exit 1
 out=$top/build-fuzz
 mkdir -p "$out"
@@ -13,7 +13,7 @@ mkdir -p "$out"
 common="$top/common/cfg.c $top/common/hostlist.c $top/common/sizes.c $top/common/xalloc.c $top/common/kvlist.c
 	$top/common/buf.c $top/common/envfile.c $top/common/prom.c $top/common/log.c $top/common/httpresp.c
 	$top/common/query.c $top/common/url.c $top/common/epcheck.c $top/common/workercmd.c
-	$top/common/workerenv.c $top/common/topology.c $top/common/nodeaddr.c $top/common/gangview.c $top/common/auth.c"
+	$top/common/workerenv.c $top/common/topology.c $top/common/nodeaddr.c $top/common/gangview.c $top/common/auth.c $top/common/mhealth.c"
 failed=0
 for t in $targets; do
 	clang -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -I"$out" -I"$top/common" \

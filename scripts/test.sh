@@ -77,7 +77,7 @@ else
 	grep -E '^(FAIL|ERROR):' "$dist/distcheck.out"
 	for t in $(sed -nE 's/^(FAIL|ERROR): //p' "$dist/distcheck.out"); do
 		log=$(ls "$dist"/mooncake-sidecar-*/_build/sub/"${t%.sh}".log 2>/dev/null | head -1)
-		[ -n "$log" ] && { echo "==== distcheck $t"; tail -40 "$log"; }
+		[ -n "$log" ] && { echo "==== distcheck $t"; grep -m3 -E '^(FAIL|not ok)' "$log"; tail -40 "$log"; }
 	done
 	[ "$dfail" -gt 0 ] || { tail -30 "$dist/distcheck.out"; dfail=1; }
 	failed=$((failed + dfail))

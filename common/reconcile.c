@@ -1,0 +1,75 @@
+#include "config.h"
+#include <string.h>
+#include "reconcile.h"
+
+int
+reconcile_master_ready(const struct rc_state *s)
+{
+	return s->master == RC_MASTER_READY && !s->stopping && (!s->standby || s->leader_known);
+}
+
+static void
+decide_publish(const struct rc_state *s, struct rc_actions *a)
+{
+	int ready = reconcile_master_ready(s);
+	if (s->master == RC_MASTER_NONE)
+		return;			/* the follower writes what the head says */
+	if (ready && (s->master_gen != s->published || s->target_changed)) {
+		a->publish = RC_PUBLISH_NEW;
+		a->publish_gen = s->files_gen + 1;
+	} else if (ready && s->reload) {
+		a->publish = RC_PUBLISH_REWRITE;
+		a->publish_gen = s->files_gen;
+	} else if (!ready && s->files_gen > 0 && (s->files_ready || s->reload)) {
+		a->publish = RC_PUBLISH_NOT_READY;
+		a->publish_gen = s->files_gen;
+	}
+}
+
+/* Stop order: the workers first (both at once on a second signal), then the master, then whatever
+ * escaped; each only once per level. */
+static void
+decide_stop(const struct rc_state *s, struct rc_actions *a)
+{
+	int level = s->stop_now ? 2 : 1, master_gone;
+	if (!s->stopping)
+		return;
+	if (s->workers_stop_sent < level)
+		a->stop_workers = level;
+	if (s->master != RC_MASTER_NONE && s->master_stop_sent < level &&
+	    (s->stop_now || s->workers_running == 0))
+		a->stop_master = level;
+	master_gone = s->master == RC_MASTER_NONE || !s->master_alive;
+	if (s->workers_running == 0 && master_gone && !s->orphans_signalled)
+		a->signal_orphans = 1;
+}
+
+void
+reconcile_decide(const struct rc_state *s, struct rc_actions *a)
+{
+	int ready_due;
+	memset(a, 0, sizeof *a);
+	a->reopen_logs = s->reload;
+	decide_publish(s, a);
+	decide_stop(s, a);
+	a->start_workers = !s->stopping;
+	/* What systemd hears waits for the files: a publish is told in the next step, once its write
+	 * has succeeded or failed. */
+	if (a->publish != RC_PUBLISH_NONE) {
+		a->again = 1;
+		return;
+	}
+	if (s->stopping)
+		return;			/* STOPPING=1 said it */
+	ready_due = !s->ready_sent && !s->files_error &&
+	    (s->master != RC_MASTER_NONE ? s->master == RC_MASTER_READY :
+	    s->files_ready && s->workers_ready == s->workers);
+	a->notify = ready_due ? RC_NOTIFY_READY : RC_NOTIFY_STATUS;
+}
+
+const char *
+reconcile_publish_name(int p)
+{
+	static const char *const names[] = { "none", "new", "rewrite", "not-ready" };
+	return p >= 0 && p <= RC_PUBLISH_NOT_READY ? names[p] : "?";
+}

@@ -1,0 +1,22 @@
+/* The master's /health: no crash; a usable answer is ready or a standby naming a leader. */
+#include "config.h"
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mhealth.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+	struct mhealth h;
+	int rc = mhealth_parse((const char *)data, len, &h);
+	if (strlen(h.role) >= sizeof h.role || strlen(h.leader) >= sizeof h.leader || h.role[0] == '\0')
+		abort();
+	if (rc != 0 && mhealth_usable(&h))
+		abort();
+	if (mhealth_usable(&h) && !h.service_ready && (strcmp(h.role, "standby") != 0 || h.leader[0] == '\0'))
+		abort();
+	return 0;
+}

@@ -1,0 +1,100 @@
+/* The restart arithmetic (backoff, reset, burst) and the master's /health, as the daemon uses them. */
+#include "config.h"
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+#include "backoff.h"
+#include "mhealth.h"
+#include "unit.h"
+
+START_TEST(test_backoff)
+{
+	static const struct { long initial, max; unsigned failures; long want; } t[] = {
+		{ 100, 10000, 1, 100 }, { 100, 10000, 2, 200 }, { 100, 10000, 3, 400 },
+		{ 100, 10000, 7, 6400 }, { 100, 10000, 8, 10000 }, { 100, 10000, 60, 10000 },
+		{ 0, 10000, 5, 0 }, { 300, 200, 1, 200 }, { 10, 10, 4, 10 },
+		{ 1000, 2147483647L, 40, 2147483647L },
+	};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		ck_assert_msg(backoff_delay(t[i].initial, t[i].max, t[i].failures) == t[i].want,
+		    "%ld/%ld after %u: %ld, want %ld", t[i].initial, t[i].max, t[i].failures,
+		    backoff_delay(t[i].initial, t[i].max, t[i].failures), t[i].want);
+	ck_assert(!backoff_reset_due(0, 100.0, 1000));		/* never ready */
+	ck_assert(!backoff_reset_due(10.0, 10.999, 1000));
+	ck_assert(backoff_reset_due(10.0, 11.0, 1000));
+}
+END_TEST
+
+START_TEST(test_burst)
+{
+	struct burst b = { 0 };
+	/* limit 3 in 1 s: three starts are allowed, the fourth inside the window is not */
+	ck_assert(!burst_exceeded(&b, 0.0, 1000));
+	burst_record(&b, 3, 0.0);
+	burst_record(&b, 3, 0.1);
+	ck_assert(!burst_exceeded(&b, 0.2, 1000));
+	burst_record(&b, 3, 0.2);
+	ck_assert(burst_exceeded(&b, 0.3, 1000));
+	ck_assert(burst_exceeded(&b, 0.999, 1000));
+	ck_assert(!burst_exceeded(&b, 1.0, 1000));	/* the oldest has left the window */
+	burst_record(&b, 3, 1.0);			/* ring: 0.1 0.2 1.0 */
+	ck_assert(burst_exceeded(&b, 1.05, 1000));
+	ck_assert(!burst_exceeded(&b, 1.1, 1000));
+	burst_free(&b);
+	ck_assert(!burst_exceeded(&b, 0.0, 1000));
+	burst_record(&b, 1, 5.0);
+	ck_assert(burst_exceeded(&b, 5.5, 1000));
+	ck_assert(!burst_exceeded(&b, 6.0, 1000));
+	burst_free(&b);
+}
+END_TEST
+
+static const struct {
+	const char	*body;
+	int		 rc;
+	const char	*role, *leader;
+	int		 ready, usable;
+} health[] = {
+	/* the real master 0.3.12, without HA and as a leader and a standby */
+	{ "{\"status\":\"ok\",\"service_ready\":true}", 0, "leader", "", 1, 1 },
+	{ "{\"role\":\"leader\",\"service_ready\":true,\"leader_address\":\"10.0.0.1:50051\"}", 0, "leader", "10.0.0.1:50051", 1, 1 },
+	{ "{\"role\":\"standby\",\"service_ready\":false,\"leader_address\":\"10.0.0.1:50051\"}", 0, "standby", "10.0.0.1:50051", 0, 1 },
+	{ "{\"role\":\"standby\",\"service_ready\":false}", 0, "standby", "", 0, 0 },
+	{ "{\"role\":\"standby\",\"service_ready\":false,\"leader_address\":\"\"}", 0, "standby", "", 0, 0 },
+	{ "{\"service_ready\":false}", 0, "leader", "", 0, 0 },
+	{ "{\"service_ready\":\"true\"}", 0, "leader", "", 0, 0 },
+	{ "{\"role\":7,\"service_ready\":true}", 0, "leader", "", 1, 1 },
+	{ "{\"role\":\"a-role-name-far-too-long\",\"service_ready\":true}", 0, "leader", "", 1, 1 },
+	{ "[1,2]", -1, "leader", "", 0, 0 },
+	{ "OK", -1, "leader", "", 0, 0 },
+	{ "", -1, "leader", "", 0, 0 },
+};
+
+START_TEST(test_mhealth)
+{
+	const char *b = health[_i].body;
+	struct mhealth h;
+	ck_assert_int_eq(mhealth_parse(b, strlen(b), &h), health[_i].rc);
+	ck_assert_str_eq(h.role, health[_i].role);
+	ck_assert_str_eq(h.leader, health[_i].leader);
+	ck_assert_int_eq(h.service_ready, health[_i].ready);
+	ck_assert_int_eq(mhealth_usable(&h), health[_i].usable);
+	/* a body cut anywhere is not an object, and is never usable */
+	for (size_t n = 0; n + 1 < strlen(b); n++) {
+		ck_assert_int_eq(mhealth_parse(b, n, &h), -1);
+		ck_assert(!mhealth_usable(&h));
+	}
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("restart");
+	TCase *tc = tcase_create("restart");
+	tcase_add_test(tc, test_backoff);
+	tcase_add_test(tc, test_burst);
+	tcase_add_loop_test(tc, test_mhealth, 0, (int)(sizeof health / sizeof health[0]));
+	suite_add_tcase(s, tc);
+	return unit_run(s);
+}
