@@ -33,12 +33,21 @@ gangview_parse(const char *body, size_t len, struct gang_view *out, size_t max, 
 	json_array_foreach(a, i, g) {
 		const char *name = json_string_value(json_object_get(g, "name"));
 		struct gang_view v;
+		const char *state = json_string_value(json_object_get(g, "state"));
 		if (name == NULL || *name == '\0' || strlen(name) >= GANG_NAME_MAX ||
 		    counter(g, "generation", 1, &v.generation) != 0 || counter(g, "failures", 0, &v.failures) != 0) {
 			snprintf(err, errlen, "/gangs: gangs[%zu] is not {name, generation >= 1, failures >= 0}", i);
 			json_decref(j);
 			return -1;
 		}
+		v.starts_in_ms = 0;
+		if (json_object_get(g, "starts_in_ms") != NULL && counter(g, "starts_in_ms", 0, &v.starts_in_ms) != 0) {
+			snprintf(err, errlen, "/gangs: gangs[%zu].starts_in_ms is not an integer 0..2147483647", i);
+			json_decref(j);
+			return -1;
+		}
+		v.over = state == NULL ? GANGVIEW_RUNNING : strcmp(state, "fatal") == 0 ? GANGVIEW_FATAL :
+		    strcmp(state, "stopped") == 0 ? GANGVIEW_STOPPED : GANGVIEW_RUNNING;
 		if (n == max)
 			continue;	/* more than this node has gangs with it: the rest are not its own */
 		snprintf(v.name, sizeof v.name, "%s", name);

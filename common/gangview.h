@@ -7,6 +7,9 @@
  * endpoint, restarted together) with members on that node, its name, the generation the node
  * knows (the gang's leader node sets it) and how many times a member there has failed.
  * {"node": "n1", "gangs": [{"name": "agg_w0", "generation": 3, "failures": 2}, ...]}
+ * The leader's answer also says whether the gang stays down ("state": "fatal" or "stopped") and,
+ * while a new generation's members wait for their backoff, in how long they start
+ * ("starts_in_ms"); both are optional.
  */
 
 #define GANG_NAME_MAX	64
@@ -15,7 +18,11 @@ struct gang_view {
 	char		name[GANG_NAME_MAX];
 	long long	generation;	/* 1..2^31-1 */
 	long long	failures;	/* 0..2^31-1 */
+	long long	starts_in_ms;	/* 0..2^31-1, 0 when absent */
+	int		over;		/* GANGVIEW_RUNNING, _FATAL or _STOPPED */
 };
+
+enum { GANGVIEW_RUNNING, GANGVIEW_FATAL, GANGVIEW_STOPPED };
 
 /* Parse body into at most max entries. Returns how many, or -1 with err saying what is wrong;
  * nothing else in the body is trusted. */

@@ -350,7 +350,7 @@ child_spawn(struct child *c)
 	pid_t parent = getpid(), pid;
 	double now = mono_now();
 
-	if (burst_exceeded(&c->burst, now, c->restart->burst_window_ms)) {
+	if (!c->managed && burst_exceeded(&c->burst, now, c->restart->burst_window_ms)) {
 		char last[sizeof c->reason];
 		snprintf(last, sizeof last, "%s", c->reason);
 		set_state(c, CHILD_FATAL, "more than %ld starts in %ld ms; not restarting (last: %s)",
@@ -472,16 +472,31 @@ child_fail(struct child *c, const char *why)
 	send_stop(c, 0);
 }
 
-void
-child_restart(struct child *c, const char *why)
+/* The gang's restart: the delay is its backoff, and its burst limit was checked by the gang. */
+static void
+start_in(struct child *c, long delay_ms, const char *why)
 {
-	if (c->state == CHILD_STOPPING) {	/* stopping anyway: start again after */
-		c->shutting_down = 0;
-		c->restart_after_stop = 1;
-	} else if (c->pid > 0)
-		child_fail(c, why);
-	else if (c->state == CHILD_STOPPED)
-		child_start(c);
+	c->gang_restart = 0;
+	c->backoff_ms = delay_ms;
+	timer_set(c, backoff_cb, delay_ms);
+	set_state(c, CHILD_BACKOFF, "%s; restarting in %ld ms with its gang", why, delay_ms);
+}
+
+void
+child_restart_in(struct child *c, const char *why, long delay_ms)
+{
+	c->gang_delay_ms = delay_ms;
+	c->shutting_down = 0;
+	if (c->pid > 0) {
+		c->gang_restart = 1;
+		c->restart_after_stop = 0;
+		if (c->state != CHILD_STOPPING)
+			set_state(c, CHILD_STOPPING, "%s", why);
+		send_stop(c, 0);
+	} else {
+		timer_clear(c);
+		start_in(c, delay_ms, why);
+	}
 }
 
 void
@@ -489,6 +504,7 @@ child_stop(struct child *c, int now)
 {
 	c->shutting_down = 1;
 	c->restart_after_stop = 0;
+	c->gang_restart = 0;
 	if (c->pid > 0) {
 		if (c->state != CHILD_STOPPING)
 			set_state(c, CHILD_STOPPING, "shutting down");
@@ -535,6 +551,15 @@ child_exited(struct child *c, int status)
 
 	if (c->shutting_down) {
 		set_state(c, CHILD_STOPPED, "%s", how);
+		return;
+	}
+	if (c->managed && c->gang_restart) {
+		start_in(c, c->gang_delay_ms, how);
+		return;
+	}
+	if (c->managed) {
+		c->restart_after_stop = 0;
+		set_state(c, CHILD_STOPPED, "%s; its gang decides", how);
 		return;
 	}
 	failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;

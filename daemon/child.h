@@ -39,6 +39,9 @@ struct child {
 	struct event		*timer;		/* backoff, or SIGKILL after the stop timeout */
 	int			 restart_after_stop;
 	int			 shutting_down;
+	int			 managed;	/* a gang member: its gang decides each restart */
+	int			 gang_restart;	/* the gang restarts it once it has exited */
+	long			 gang_delay_ms;	/* after this long */
 	unsigned		 restarts;	/* spawns after the first */
 	unsigned		 spawns;
 	unsigned		 failures;	/* consecutive, for the backoff */
@@ -60,9 +63,10 @@ void		 child_free(struct child *);
 void		 child_start(struct child *);
 void		 child_ready(struct child *);
 void		 child_fail(struct child *, const char *);
-/* Run it again: a running process is stopped and restarted (as child_fail), one stopping is
- * restarted once it exits, a stopped one is started; one in backoff or fatal is left as it is. */
-void		 child_restart(struct child *, const char *);
+/* A gang member (managed): its own exit or failure leaves it stopped ("its gang decides"); the gang
+ * restarts it with child_restart_in: a running process is stopped first, and it starts delay_ms
+ * after it has exited (or after now, when it is not running). */
+void		 child_restart_in(struct child *, const char *, long);
 void		 child_stop(struct child *, int);
 void		 child_reopen_log(struct child *);
 /* Rotate each child's log when it reaches max_bytes (0: never), keeping name.log.1 .. name.log.keep. */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "addrs.h"
+#include "backoff.h"
 #include "child.h"
 #include "metrics.h"
 #include "clock.h"
@@ -39,6 +40,7 @@ struct worker {
 	double			 hlast_at;	/* monotonic */
 	struct gang		*gang;		/* NULL: restarted alone */
 	int			 gang_stop;	/* stopped by its gang (or the sidecar): not a failure */
+	int			 unhealthy;	/* stopped for its health checks */
 };
 
 /*
@@ -68,7 +70,27 @@ struct gang {
 	int		*member_down_counted;
 	size_t		 nmembers;
 	char		 why[500];		/* the last generation's cause */
+	/* the restart policy, counted per gang (the leader's; a member elsewhere follows it) */
+	unsigned	 gfailures;		/* consecutive generations, for the backoff */
+	struct burst	 burst;			/* the last workers.restart.burst starts */
+	double		 start_at;		/* monotonic: when this generation's members start */
+	double		 ready_at;		/* when every member here was last healthy, 0: not */
+	int		 pending_restart;	/* the pending failure asks for a restart (policy) */
+	int		 pending_unhealthy;	/* it was stopped for its health checks */
+	int		 over;			/* GANG_FATAL or GANG_STOPPED: stays down */
+	int		 reason;		/* of the last generation: enum gang_reason */
+	unsigned	 by_reason[4];		/* restarts applied here, by reason */
+	char		 role[64];		/* its group's */
 };
+
+/* Why a gang restarted, as the metrics say: one of its members failed (exited, or was stopped at
+ * health.ready_timeout_ms), was found unhealthy, another node's sidecar stopped answering, or
+ * (elsewhere than its leader) the leader started a new generation. */
+enum gang_reason { GANG_MEMBER_FAILED, GANG_UNHEALTHY, GANG_PEER_LOST, GANG_LEADER };
+static const char *const gang_reason_names[] = { "member_failed", "unhealthy", "peer_lost", "leader" };
+
+enum { GANG_RUNNING, GANG_FATAL, GANG_STOPPED };
+static const char *const gang_over_names[] = { "running", "fatal", "stopped" };
 
 /* Another node's sidecar, polled for /gangs. */
 struct peer {
@@ -92,8 +114,18 @@ struct leader {
 	char			 why[1024];	/* what is awaited, for /status and the log */
 };
 
+/* Time from exec to the first healthy check (model loading), per group. */
+static const double ready_buckets[] = { 0.1, 0.5, 1, 5, 10, 30, 60, 120, 300, 600, 1200, 1800 };
+#define NREADY_BUCKETS	(sizeof ready_buckets / sizeof ready_buckets[0])
+struct ready_hist {
+	unsigned long	bucket[NREADY_BUCKETS];
+	unsigned long	count;
+	double		sum;
+};
+
 struct workers {
 	struct sidecar	*sc;
+	struct ready_hist *ready;	/* by group index */
 	struct topology	 topo;
 	struct worker	*w;
 	size_t		 n;
@@ -252,6 +284,7 @@ health_answered(const struct httpc_response *r, void *arg)
 		} else if ((now - c->spawned_at) * 1000.0 >= (double)hc->ready_timeout_ms) {
 			snprintf(why, sizeof why, "not healthy within health.ready_timeout_ms %ld (last: %s)",
 			    hc->ready_timeout_ms, w->hlast);
+			w->unhealthy = 1;
 			child_fail(c, why);
 		} else
 			health_schedule(w, hc->interval_ms);
@@ -261,6 +294,7 @@ health_answered(const struct httpc_response *r, void *arg)
 		else if (++w->hfails >= (unsigned)hc->failures) {
 			snprintf(why, sizeof why, "unhealthy: %u failed health checks in a row (last: %s)",
 			    w->hfails, w->hlast);
+			w->unhealthy = 1;
 			child_fail(c, why);
 			return;
 		}
@@ -305,6 +339,7 @@ worker_spawned(struct child *c)
 {
 	struct worker *w = (struct worker *)c;
 	w->gang_stop = 0;
+	w->unhealthy = 0;
 	w->hfails = 0;
 	w->hok = -1;
 	w->hlast[0] = '\0';
@@ -315,6 +350,8 @@ worker_spawned(struct child *c)
 	health_cancel(w);
 	health_schedule(w, w->hc->interval_ms / 10 > 20 ? w->hc->interval_ms / 10 : 20);
 }
+
+static const char	*gang_state(const struct gang *);
 
 static void
 worker_changed(struct child *c, int old)
@@ -327,30 +364,98 @@ worker_changed(struct child *c, int old)
 	/* A member that died (or was found hung) takes its gang down with it: acted on from the loop. */
 	if (w->gang != NULL && down && (old == CHILD_STARTING || old == CHILD_READY) && !w->gang_stop &&
 	    !c->shutting_down && !w->ws->sc->stopping && w->gang->pending[0] == '\0') {
+		const struct restart_cfg *r = c->restart;
+		int failed = c->last_code != 0 || c->last_signal > 0 || c->state == CHILD_STOPPING;
 		snprintf(w->gang->pending, sizeof w->gang->pending, "%s: %.300s", c->name, c->reason);
+		w->gang->pending_restart = r->policy == RESTART_ALWAYS || (r->policy == RESTART_ON_FAILURE && failed);
+		w->gang->pending_unhealthy = w->unhealthy;
 		event_active(w->ws->gang_ev, 0, 0);
 	}
+	if (c->state == CHILD_READY && old == CHILD_STARTING) {
+		struct ready_hist *h = &w->ws->ready[w->ws->topo.endpoints[w->ws->topo.procs[w->proc].endpoint].group];
+		for (size_t i = 0; i < NREADY_BUCKETS; i++)
+			h->bucket[i] += c->ready_seconds <= ready_buckets[i];
+		h->count++;
+		h->sum += c->ready_seconds;
+	}
+	if (w->gang != NULL && c->state == CHILD_READY && w->gang->ready_at == 0 &&
+	    strcmp(gang_state(w->gang), "ready") == 0)
+		w->gang->ready_at = mono_now();
 	if (c->state != old)
 		sidecar_changed(w->ws->sc);
 }
 
 /* A new generation reached this node: restart every member here. */
 static void
-gang_apply(struct gang *g, const char *why)
+gang_apply(struct gang *g, const char *why, long delay_ms)
 {
 	struct workers *ws = g->ws;
 	char reason[600];
 	g->restarts++;
 	g->waiting = 0;
+	g->ready_at = 0;
+	g->start_at = mono_now() + (double)delay_ms / 1000.0;
 	snprintf(g->why, sizeof g->why, "%s", why);
 	snprintf(reason, sizeof reason, "gang %s generation %u: %s", g->name, g->generation, why);
-	log_notice("workers: %s; restarting its %zu member%s on %s", reason, g->nlocal, g->nlocal == 1 ? "" : "s",
-	    ws->sc->cfg.job.node);
+	log_notice("workers: %s; restarting its %zu member%s on %s in %ld ms", reason, g->nlocal,
+	    g->nlocal == 1 ? "" : "s", ws->sc->cfg.job.node, delay_ms);
+	g->by_reason[g->reason]++;
 	for (size_t k = 0; ws->started && k < g->nlocal; k++) {
 		struct worker *w = &ws->w[g->local[k]];
 		w->gang_stop = 1;
-		child_restart(&w->child, reason);
+		child_restart_in(&w->child, reason, delay_ms);
 	}
+}
+
+/* Every member here stops and stays down: the gang went over its burst limit (fatal), or its
+ * restart policy does not restart it. */
+static void
+gang_end(struct gang *g, int over, const char *why)
+{
+	struct workers *ws = g->ws;
+	if (g->over != GANG_RUNNING)
+		return;
+	g->over = over;
+	g->waiting = 0;
+	snprintf(g->why, sizeof g->why, "%s", why);
+	log_msg(over == GANG_FATAL ? LOG_LVL_ERR : LOG_LVL_NOTICE, "workers: gang %s %s: %s; its %zu member%s on %s "
+	    "stay%s down", g->name, gang_over_names[over], why, g->nlocal, g->nlocal == 1 ? "" : "s",
+	    ws->sc->cfg.job.node, g->nlocal == 1 ? "s" : "");
+	for (size_t k = 0; ws->started && k < g->nlocal; k++) {
+		struct worker *w = &ws->w[g->local[k]];
+		w->gang_stop = 1;
+		child_stop(&w->child, 0);
+	}
+}
+
+/* The leader starts the next generation, after the gang's backoff, unless the gang went over its
+ * burst limit or its policy lets it stay down. */
+static void
+gang_next(struct gang *g, int reason, const char *why, int restart)
+{
+	const struct restart_cfg *r = &g->ws->sc->cfg.workers.restart;
+	double now = mono_now();
+	char buf[700];
+	if (g->over != GANG_RUNNING)
+		return;
+	if (!restart) {
+		snprintf(buf, sizeof buf, "%s; restart policy %s", why, cfg_policy_name(r->policy));
+		gang_end(g, GANG_STOPPED, buf);
+		return;
+	}
+	if (burst_exceeded(&g->burst, now, r->burst_window_ms)) {
+		snprintf(buf, sizeof buf, "more than %ld starts in %ld ms; not restarting (last: %s)", r->burst,
+		    r->burst_window_ms, why);
+		gang_end(g, GANG_FATAL, buf);
+		return;
+	}
+	if (backoff_reset_due(g->ready_at, now, r->reset_after_ms))
+		g->gfailures = 0;
+	g->gfailures++;
+	burst_record(&g->burst, (unsigned)r->burst, now);
+	g->generation++;
+	g->reason = reason;
+	gang_apply(g, why, backoff_delay(r->backoff_initial_ms, r->backoff_max_ms, g->gfailures));
 }
 
 /* The deferred step: each gang with a member that failed here. */
@@ -371,8 +476,7 @@ gang_step(evutil_socket_t fd, short what, void *arg)
 		if (ws->sc->stopping)
 			continue;
 		if (g->is_leader) {
-			g->generation++;
-			gang_apply(g, why);
+			gang_next(g, g->pending_unhealthy ? GANG_UNHEALTHY : GANG_MEMBER_FAILED, why, g->pending_restart);
 			continue;
 		}
 		/* Not the leader: stop the members here; the leader starts the next generation. */
@@ -418,10 +522,15 @@ peer_answered(const struct httpc_response *r, void *arg)
 				g->seen = 1;
 				g->generation = (unsigned)gv->generation;
 				sidecar_changed(ws->sc);
+			} else if (gv->over != GANGVIEW_RUNNING) {
+				snprintf(why, sizeof why, "%s says it is %s", node, gang_over_names[gv->over]);
+				gang_end(g, gv->over == GANGVIEW_FATAL ? GANG_FATAL : GANG_STOPPED, why);
 			} else if ((unsigned)gv->generation != g->generation) {
 				g->generation = (unsigned)gv->generation;
 				snprintf(why, sizeof why, "%s started it", node);
-				gang_apply(g, why);
+				g->reason = GANG_LEADER;
+				/* its members here start when the leader's do */
+				gang_apply(g, why, (long)gv->starts_in_ms);
 			}
 			continue;
 		}
@@ -433,8 +542,8 @@ peer_answered(const struct httpc_response *r, void *arg)
 				g->member_down_counted[k] = 0;
 				if (gv->failures > g->member_failures[k]) {
 					snprintf(why, sizeof why, "a member on %s failed", node);
-					g->generation++;
-					gang_apply(g, why);
+					gang_next(g, GANG_MEMBER_FAILED, why,
+					    ws->sc->cfg.workers.restart.policy != RESTART_NEVER);
 				}
 				g->member_failures[k] = gv->failures;	/* a restarted sidecar counts from 0 */
 			} else if (g->member_down_since[k] == 0)
@@ -444,8 +553,7 @@ peer_answered(const struct httpc_response *r, void *arg)
 				g->member_down_counted[k] = 1;
 				snprintf(why, sizeof why, "the sidecar of %s did not answer for %ld ms (%s)", node,
 				    ws->sc->cfg.workers.peer_timeout_ms, pr->error);
-				g->generation++;
-				gang_apply(g, why);
+				gang_next(g, GANG_PEER_LOST, why, 1);
 			}
 		}
 	}
@@ -505,6 +613,7 @@ gangs_init(struct workers *ws, int me, char *err, size_t errlen)
 		g = &ws->gangs[ws->ngangs++];
 		g->ws = ws;
 		snprintf(g->name, sizeof g->name, "%s_w%d", t->endpoints[e].role, t->endpoints[e].index);
+		snprintf(g->role, sizeof g->role, "%s", t->endpoints[e].role);
 		g->leader = t->endpoints[e].first_node;
 		g->is_leader = (int)g->leader == me;
 		g->generation = 1;
@@ -554,32 +663,80 @@ gang_unseen(const struct workers *ws)
 void
 workers_metrics(const struct workers *ws, struct buf *b)
 {
+	const struct cfg *c = ws != NULL ? &ws->sc->cfg : NULL;
+	prom_family(b, "mooncake_sidecar_worker_ready_seconds", "Time from a worker's exec to its first healthy "
+	    "check (model loading), by group.", "histogram");
+	for (size_t g = 0; ws != NULL && ws->n > 0 && g < c->workers.ngroups; g++) {
+		const struct ready_hist *h = &ws->ready[g];
+		char idx[24], le[32];
+		const char *l[] = { "group", c->workers.groups[g].role, "group_index", idx, "le", le, NULL };
+		snprintf(idx, sizeof idx, "%zu", g);
+		for (size_t i = 0; i <= NREADY_BUCKETS; i++) {
+			if (i < NREADY_BUCKETS)
+				snprintf(le, sizeof le, "%g", ready_buckets[i]);
+			else
+				snprintf(le, sizeof le, "+Inf");
+			prom_sample(b, "mooncake_sidecar_worker_ready_seconds_bucket", l,
+			    (double)(i < NREADY_BUCKETS ? h->bucket[i] : h->count));
+		}
+		l[4] = NULL;
+		prom_sample(b, "mooncake_sidecar_worker_ready_seconds_sum", l, h->sum);
+		prom_sample(b, "mooncake_sidecar_worker_ready_seconds_count", l, (double)h->count);
+	}
 	prom_family(b, "mooncake_sidecar_gang_generation",
 	    "The generation of a gang with members on this node (one more at each gang restart).", "gauge");
 	for (size_t i = 0; ws != NULL && i < ws->ngangs; i++) {
 		const char *l[] = { "gang", ws->gangs[i].name, NULL };
 		prom_sample(b, "mooncake_sidecar_gang_generation", l, ws->gangs[i].generation);
 	}
-	prom_family(b, "mooncake_sidecar_gang_restarts_total", "Gang restarts applied on this node.", "counter");
+	prom_family(b, "mooncake_sidecar_gang_restarts_total", "Gang restarts applied on this node, by group and reason.",
+	    "counter");
+	for (size_t i = 0; ws != NULL && i < ws->ngangs; i++)
+		for (int r = 0; r < 4; r++) {
+			const char *l[] = { "gang", ws->gangs[i].name, "group", ws->gangs[i].role, "reason",
+			    gang_reason_names[r], NULL };
+			prom_sample(b, "mooncake_sidecar_gang_restarts_total", l, ws->gangs[i].by_reason[r]);
+		}
+	prom_family(b, "mooncake_sidecar_gang_up", "Whether a gang with members here may run: 0 once it is fatal "
+	    "or stopped by its restart policy.", "gauge");
 	for (size_t i = 0; ws != NULL && i < ws->ngangs; i++) {
 		const char *l[] = { "gang", ws->gangs[i].name, NULL };
-		prom_sample(b, "mooncake_sidecar_gang_restarts_total", l, ws->gangs[i].restarts);
+		prom_sample(b, "mooncake_sidecar_gang_up", l, ws->gangs[i].over == GANG_RUNNING);
 	}
+}
+
+/* fatal or stopped (down for good), waiting (for the leader's next generation), starting (a
+ * member here is not healthy yet), or ready (every member here is). */
+static const char *
+gang_state(const struct gang *g)
+{
+	const struct workers *ws = g->ws;
+	if (g->over != GANG_RUNNING)
+		return gang_over_names[g->over];
+	if (g->waiting)
+		return "waiting";
+	for (size_t k = 0; k < g->nlocal; k++)
+		if (!ws->started || ws->w[g->local[k]].child.state != CHILD_READY)
+			return "starting";
+	return "ready";
 }
 
 json_t *
 workers_gangs(const struct workers *ws)
 {
 	json_t *a = json_array();
+	double now = mono_now();
 	for (size_t i = 0; ws != NULL && i < ws->ngangs; i++) {
 		const struct gang *g = &ws->gangs[i];
 		json_t *m = json_array();
 		for (size_t k = 0; k < g->nlocal; k++)
 			json_array_append_new(m, json_string(ws->started ? ws->w[g->local[k]].child.name : ""));
-		json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:s, s:b, s:s, s:I, s:o, s:s}", "name", g->name,
+		double left = (g->start_at - now) * 1000.0;
+		json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:s, s:b, s:s, s:I, s:I, s:o, s:s}", "name", g->name,
 		    "generation", (json_int_t)g->generation, "failures", (json_int_t)g->failures, "leader",
-		    ws->sc->cfg.job.nodes.v[g->leader], "waiting", g->waiting, "state", g->waiting ? "waiting" :
-		    "running", "restarts", (json_int_t)g->restarts, "members", m, "last_cause", g->why));
+		    ws->sc->cfg.job.nodes.v[g->leader], "waiting", g->waiting, "state", gang_state(g), "restarts",
+		    (json_int_t)g->restarts, "starts_in_ms", (json_int_t)(left > 0 ? left + 0.5 : 0), "members", m,
+		    "last_cause", g->why));
 	}
 	return a;
 }
@@ -616,6 +773,7 @@ workers_new(struct sidecar *sc, char *err, size_t errlen)
 	const struct cfg *c = &sc->cfg;
 	int me = hostlist_index(&c->job.nodes, c->job.node);
 	ws->sc = sc;
+	ws->ready = xcalloc(c->workers.ngroups + 1, sizeof *ws->ready);
 	if (topology_build(c, &c->job.nodes, c->job.gpus_per_node, &ws->topo, err, errlen) != 0) {
 		free(ws);
 		return NULL;
@@ -653,6 +811,7 @@ render(struct workers *ws, struct worker *w, int first)
 	if (first) {
 		child_init(&w->child, ws->sc->base, cmd.name, strv_dup(cmd.argv.v), child_env(envs, 1), cmd.log,
 		    NULL, &c->workers.restart, c->workers.stop_timeout_ms, &worker_ops, w);
+		w->child.managed = w->gang != NULL;
 	} else {
 		strv_freev(w->child.argv);
 		strv_freev(w->child.envp);
@@ -684,6 +843,8 @@ workers_update(struct workers *ws)
 			render(ws, &ws->w[i], 1);
 		for (size_t i = 0; i < ws->n; i++)
 			child_start(&ws->w[i].child);
+		for (size_t i = 0; i < ws->ngangs; i++)	/* the first start counts toward the burst */
+			burst_record(&ws->gangs[i].burst, (unsigned)c->workers.restart.burst, mono_now());
 		return;
 	}
 	if (e != NULL && endpoints_ready(e) && endpoints_generation(e) != ws->generation) {
@@ -695,7 +856,9 @@ workers_update(struct workers *ws)
 		for (size_t i = 0; i < ws->n; i++) {
 			render(ws, &ws->w[i], 0);
 			ws->w[i].gang_stop = 1;	/* all restart: not a member failing */
-			if (child_running(&ws->w[i].child))
+			if (ws->w[i].gang != NULL)
+				child_restart_in(&ws->w[i].child, why, 0);
+			else if (child_running(&ws->w[i].child))
 				child_fail(&ws->w[i].child, why);
 		}
 	}
@@ -825,6 +988,7 @@ workers_free(struct workers *ws)
 		free(ws->gangs[i].member_failures);
 		free(ws->gangs[i].member_down_since);
 		free(ws->gangs[i].member_down_counted);
+		burst_free(&ws->gangs[i].burst);
 	}
 	free(ws->gangs);
 	free(ws->peers);
@@ -836,6 +1000,7 @@ workers_free(struct workers *ws)
 	free(ws->addr);
 	free(ws->ips);
 	free(ws->w);
+	free(ws->ready);
 	topology_free(&ws->topo);
 	free(ws);
 }

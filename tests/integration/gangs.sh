@@ -46,7 +46,7 @@ wait_for 10 running 0 "$B0" && wait_for 10 running 1 "$B1" || fail "not both res
 grep_q "$W1_OUT" "workers: gang agg_w0 generation 3: head started it" || fail "worker1 did not follow generation 3"
 [ "$(gangs "$HEAD_SIDE" generation)" = 3 ] && [ "$(gangs "$FSIDE" generation)" = 3 ] || fail "/gangs: $(cat "$T/gangs.json")"
 "$SIDECAR" --status "http://127.0.0.1:$FSIDE" >"$T/st.txt"
-grep -q '^   agg_w0  *head  *3  *2 running ' "$T/st.txt" && grep -q '^   agg_w0_r1 .* none$' "$T/st.txt" ||
+grep -q '^   agg_w0  *head  *3  *2 ready ' "$T/st.txt" && grep -q '^   agg_w0_r1 .* none$' "$T/st.txt" ||
     fail "--status on worker1: $(cat "$T/st.txt")"
 pass "kill -9 of head's rank: generation 3 on both nodes, both ranks restarted; --status shows the gang and each worker's check"
 
@@ -84,4 +84,65 @@ for mode in endpoint process; do
 	kill -TERM "$SC_PID"; wait "$SC_PID"
 done
 pass "per_gpu DP 2 on one node: kill -9 of rank 0 restarts both (gang endpoint), or rank 0 alone (gang process)"
+# Per gang, on one node: a crash-looping DP gang goes fatal after restart.burst starts and stays
+# down while the other gangs run; a member found unhealthy restarts its gang (and only it); a
+# process alone in its endpoint (a gang of one) restarts alone.
+new_ports
+for i in $(seq 20); do	# five free HTTP ports in a row, for the five model servers
+	HP=$("$TESTKIT" freeports 1)
+	[ "$HP" -lt 65530 ] && ! accepts $((HP + 1)) && ! accepts $((HP + 2)) && ! accepts $((HP + 3)) &&
+	    ! accepts $((HP + 4)) && break
+done
+mkdir -p "$T/pg"
+echo "exit 3" >"$T/pg/worker-7500.control"
+echo "exit 3" >"$T/pg/worker-7501.control"
+HEALTH='"health": { "type": "http", "interval_ms": 100, "timeout_ms": 200, "failures": 3 }'
+write_config pg '"address": "127.0.0.1"' '"workers": { "flavor": "vllm", "dp_launch_mode": "per_gpu",
+    "restart": { "backoff_initial_ms": 50, "burst": 3, "burst_window_ms": 60000 },
+    "ports": { "http_base": '"$HP"', "http_stride": 1 },
+    "groups": [ { "role": "prefill", "count": 1, "gpus": 2, "dp": 2, '"$HEALTH"',
+                  "command": ["'"$FAKE"'", "serve", "/model", "--port", "{http_port}"] },
+                { "role": "decode", "count": 1, "gpus": 2, "dp": 2, '"$HEALTH"',
+                  "command": ["'"$FAKE"'", "serve", "/model", "--port", "{http_port}"] },
+                { "role": "decode", "count": 1, "gpus": 1, '"$HEALTH"',
+                  "command": ["'"$FAKE"'", "serve", "/model", "--port", "{http_port}"] } ] }'
+sed -i 's|"job": {|"job": { "gpus_per_node": 5,|' "$T/pg.json"
+FAKE_WORKER_DIR=$T/pg FAKE_WORKER_TESTKIT=$TESTKIT FAKE_WORKER_READY_MS=0 start_sidecar pg
+gang_field() { curl -s "http://127.0.0.1:$SIDE/gangs" >"$T/pg-gangs.json" &&
+    "$TESTKIT" json-get "$T/pg-gangs.json" "gangs.$1.$2"; }
+wid() { cat "$T/pg/worker-$1.pid" 2>/dev/null; }
+wstate() { adm /status >"$T/pg-st.json"; "$TESTKIT" json-get "$T/pg-st.json" "workers.$1.state"; }
+wait_for 20 is fatal gang_field 0 state || fail "prefill_w0 not fatal: $(cat "$T/pg-gangs.json"; grep 'gang prefill' "$SC_OUT")"
+grep_q "$SC_OUT" "workers: gang prefill_w0 fatal: more than 3 starts in 60000 ms; not restarting" ||
+    fail "no fatal line: $(grep 'gang prefill' "$SC_OUT")"
+[ "$(gang_field 0 generation)" = 3 ] || fail "prefill_w0 generation: $(cat "$T/pg-gangs.json")"
+wait_for 10 is ready gang_field 1 state && wait_for 10 is ready wstate 4 ||
+    fail "the other gangs are not ready: $(cat "$T/pg-gangs.json")"
+dead "$(wid 7500)" && dead "$(wid 7501)" || fail "a member of the fatal gang still runs"
+adm /metrics >"$T/pg.prom"
+grep -q '^mooncake_sidecar_gang_up{gang="prefill_w0"} 0$' "$T/pg.prom" &&
+    grep -q '^mooncake_sidecar_gang_up{gang="decode_w0"} 1$' "$T/pg.prom" &&
+    grep -q '^mooncake_sidecar_gang_restarts_total{gang="prefill_w0",group="prefill",reason="member_failed"} 2$' "$T/pg.prom" ||
+    fail "gang metrics: $(grep gang "$T/pg.prom")"
+pass "a crash-looping DP gang: fatal after 3 starts (generation 3), both members down, the other gangs ready; gang_up and gang_restarts_total say so"
+
+E0=$(wid 7502) E1=$(wid 7503) S=$(wid 7504)
+echo unhealthy >"$T/pg/worker-7503.control"
+wait_for 10 grep_q "$SC_OUT" "workers: gang decode_w0 generation 2: decode_w0_r1: unhealthy: 3 failed health checks in a row" ||
+    fail "no gang restart for the unhealthy member: $(grep 'decode_w0' "$SC_OUT" | tail -5)"
+echo healthy >"$T/pg/worker-7503.control"
+renewed() { local p; p=$(wid "$1"); [ -n "$p" ] && [ "$p" != "$2" ] && alive "$p"; }
+wait_for 10 renewed 7502 "$E0" && wait_for 10 renewed 7503 "$E1" && wait_for 10 is ready gang_field 1 state ||
+    fail "decode_w0 not restarted whole: $(cat "$T/pg-gangs.json")"
+[ "$(wid 7504)" = "$S" ] || fail "the gang of one was restarted with decode_w0"
+adm /metrics | grep -q '^mooncake_sidecar_gang_restarts_total{gang="decode_w0",group="decode",reason="unhealthy"} 1$' ||
+    fail "no unhealthy restart counted"
+pass "a member found unhealthy (503 three times): its gang restarted, both members anew and ready; the gang of one untouched"
+
+E0=$(wid 7502) E1=$(wid 7503)
+kill -KILL "$S"
+wait_for 10 renewed 7504 "$S" && wait_for 10 is ready wstate 4 || fail "decode_w1 not restarted"
+[ "$(wid 7502)" = "$E0" ] && [ "$(wid 7503)" = "$E1" ] || fail "decode_w0 was restarted with the gang of one"
+dead "$(wid 7500)" || fail "the fatal gang came back"
+pass "kill -9 of a process alone in its endpoint: only it restarts; the fatal gang stays down"
 finish

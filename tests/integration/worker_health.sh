@@ -70,5 +70,10 @@ grep -q '^mooncake_sidecar_operations_total{operation="health_check",status="ok"
     grep -q '^mooncake_sidecar_operations_total{operation="health_check",status="error"} [1-9]' "$T/m.txt" &&
     grep -q '^mooncake_sidecar_operations_total{operation="health_check",status="timeout"} [1-9]' "$T/m.txt" ||
     fail "health checks in the metrics: $(grep health_check "$T/m.txt" | grep total)"
-pass "health checks counted in the per-operation metrics (ok, error, timeout)"
+L='group="agg",group_index="0"'
+N=$(sed -n 's/^mooncake_sidecar_worker_ready_seconds_count{'"$L"'} //p' "$T/m.txt")
+grep -q '^mooncake_sidecar_worker_ready_seconds_bucket{'"$L"',le="0.1"} 0$' "$T/m.txt" &&
+    grep -q '^mooncake_sidecar_worker_ready_seconds_bucket{'"$L"',le="+Inf"} '"$N"'$' "$T/m.txt" && [ "${N:-0}" -ge 5 ] ||
+    fail "time to ready: $(grep worker_ready "$T/m.txt")"
+pass "health checks counted in the per-operation metrics (ok, error, timeout); time to ready in a histogram per group ($N starts, none under 0.1 s for servers that listen after 0.5 s)"
 finish

@@ -23,6 +23,9 @@ static const struct {
 	{ "{\"gangs\":[{\"generation\":1,\"failures\":0}]}", -1, "/gangs: gangs[0] is not {name, generation >= 1, failures >= 0}" },
 	{ "{\"gangs\":[{\"name\":\"a\",\"generation\":2147483648,\"failures\":0}]}", -1, "/gangs: gangs[0] is not {name, generation >= 1, failures >= 0}" },
 	{ "{\"gangs\":[7]}", -1, "/gangs: gangs[0] is not {name, generation >= 1, failures >= 0}" },
+	{ "{\"gangs\":[{\"name\":\"a\",\"generation\":2,\"failures\":0,\"starts_in_ms\":-1}]}", -1, "/gangs: gangs[0].starts_in_ms is not an integer 0..2147483647" },
+	{ "{\"gangs\":[{\"name\":\"a\",\"generation\":2,\"failures\":0,\"starts_in_ms\":\"5\"}]}", -1, "/gangs: gangs[0].starts_in_ms is not an integer 0..2147483647" },
+	{ "{\"gangs\":[{\"name\":\"a\",\"generation\":2,\"failures\":0,\"starts_in_ms\":250,\"state\":\"fatal\"}]}", 1, NULL },
 };
 
 START_TEST(test_parse)
@@ -46,6 +49,13 @@ START_TEST(test_values)
 	ck_assert_int_eq(gangview_find(v, 2, "b")->generation, 2);
 	ck_assert_int_eq(gangview_find(v, 2, "b")->failures, 5);
 	ck_assert_ptr_null(gangview_find(v, 2, "c"));
+	ck_assert_int_eq(v[0].starts_in_ms, 0);
+	ck_assert_int_eq(v[0].over, GANGVIEW_RUNNING);
+	b = cases[14].body;
+	ck_assert_int_eq(gangview_parse(b, strlen(b), v, 4, err, sizeof err), 1);
+	ck_assert_int_eq(v[0].starts_in_ms, 250);
+	ck_assert_int_eq(v[0].over, GANGVIEW_FATAL);
+	b = cases[2].body;
 	/* more entries than room: the first ones only */
 	ck_assert_int_eq(gangview_parse(b, strlen(b), v, 1, err, sizeof err), 1);
 	ck_assert_str_eq(v[0].name, "a");
