@@ -57,6 +57,22 @@ gangview_parse(const char *body, size_t len, struct gang_view *out, size_t max, 
 	return (int)n;
 }
 
+int
+gangview_etag(const char *body, size_t len, char *out, size_t outlen)
+{
+	json_t *j = json_loadb(body, len, 0, NULL);
+	const char *e = json_string_value(json_object_get(j, "etag"));
+	size_t n = e != NULL ? strlen(e) : 0;
+	int ok = n > 0 && n < 32 && n < outlen && strspn(e, "0123456789abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ-") == n;
+	if (ok)
+		memcpy(out, e, n + 1);
+	else if (outlen > 0)
+		out[0] = '\0';
+	json_decref(j);
+	return ok ? 0 : -1;
+}
+
 const struct gang_view *
 gangview_find(const struct gang_view *v, size_t n, const char *name)
 {

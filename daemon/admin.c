@@ -53,6 +53,7 @@ struct admin {
 	struct event		*io;
 	struct event		*timer;
 	struct event		*kick;		/* one MHD_run after all resumes of a loop pass */
+	int			 closing;	/* admin_free: nothing is suspended any more */
 	int			 lfd;		/* the listening socket: accepted here, handed to MHD */
 	struct event		*accept_ev;
 	struct event		*accept_pause;	/* re-arms accept after the fd limit was hit */
@@ -89,6 +90,7 @@ struct request {
 	struct event		*wait_ev;	/* /endpoints long-poll deadline */
 	struct event		*eof_ev;	/* while suspended: has the client gone? */
 	char			 since[32];
+	int			 gangs;		/* a long-poll of /gangs, not /endpoints */
 	struct request		*next;
 	struct flight		*flight;	/* the upstream GET it waits for */
 	struct request		*fnext;		/* in its flight's waiters */
@@ -350,6 +352,12 @@ admin_coalesced(const struct admin *a)
 	return a ? a->coalesced : 0;
 }
 
+long
+admin_long_polls(const struct admin *a)
+{
+	return a ? a->nwaiters : 0;
+}
+
 static int
 master_running(const struct admin *a)
 {
@@ -469,6 +477,43 @@ endpoints_etag(const struct admin *a, char *buf, size_t len)
 		snprintf(buf, len, "%u-%s", endpoints_generation(e), endpoints_ready(e) ? "ready" : "not-ready");
 }
 
+/* What a long-poll waits on changing: /endpoints' ETag, or /gangs' (what another node reads). */
+static void
+waited_etag(const struct request *r, char *buf, size_t len)
+{
+	if (r->gangs)
+		workers_gangs_etag(r->a->sc->workers, buf, len);
+	else
+		endpoints_etag(r->a, buf, len);
+}
+
+/* /gangs with its ETag, answered now or (resp != NULL) built for a resume. */
+static enum MHD_Result
+respond_gangs(struct request *r, struct MHD_Response **resp)
+{
+	struct admin *a = r->a;
+	char etag[32], *s;
+	json_t *g;
+	struct MHD_Response *m;
+	enum MHD_Result ret;
+	workers_gangs_etag(a->sc->workers, etag, sizeof etag);
+	g = json_pack("{s:s, s:s, s:o}", "node", a->sc->cfg.job.node, "etag", etag, "gangs",
+	    workers_gangs(a->sc->workers));
+	s = json_dumps(g, JSON_PRESERVE_ORDER | JSON_INDENT(2));
+	json_decref(g);
+	m = make_response("application/json", s, strlen(s));
+	free(s);
+	MHD_add_response_header(m, MHD_HTTP_HEADER_ETAG, etag);
+	r->code = MHD_HTTP_OK;
+	if (resp != NULL) {
+		*resp = m;
+		return MHD_YES;
+	}
+	ret = MHD_queue_response(r->conn, MHD_HTTP_OK, m);
+	MHD_destroy_response(m);
+	return ret;
+}
+
 /* The current endpoints.json with its ETag, answered now or (resp != NULL) built for a resume. */
 static enum MHD_Result
 respond_endpoints(struct request *r, struct MHD_Response **resp)
@@ -507,7 +552,10 @@ wake(struct request *r)
 	unwatch(r);
 	event_free(r->wait_ev);
 	r->wait_ev = NULL;
-	respond_endpoints(r, &resp);
+	if (r->gangs)
+		respond_gangs(r, &resp);
+	else
+		respond_endpoints(r, &resp);
 	r->resp = resp;
 	MHD_resume_connection(r->conn);
 	event_active(r->a->kick, EV_TIMEOUT, 0);
@@ -520,16 +568,17 @@ wait_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 void
-admin_endpoints_changed(struct admin *a)
+admin_changed(struct admin *a)
 {
-	char etag[32];
+	char etag[2][32];
 	struct request *r, *next;
 	if (a == NULL)
 		return;
-	endpoints_etag(a, etag, sizeof etag);
+	endpoints_etag(a, etag[0], sizeof etag[0]);
+	workers_gangs_etag(a->sc->workers, etag[1], sizeof etag[1]);
 	for (r = a->waiters; r != NULL; r = next) {
 		next = r->next;
-		if (strcmp(r->since, etag) != 0)
+		if (strcmp(r->since, etag[r->gangs]) != 0)
 			wake(r);
 	}
 }
@@ -605,23 +654,13 @@ route(struct request *r, const char *url)
 		free(s);
 		return ret;
 	}
-	if (strcmp(url, "/gangs") == 0) {
-		json_t *g = json_pack("{s:s, s:o}", "node", a->sc->cfg.job.node, "gangs",
-		    workers_gangs(a->sc->workers));
-		char *s = json_dumps(g, JSON_PRESERVE_ORDER | JSON_INDENT(2));
-		enum MHD_Result ret;
-		json_decref(g);
-		r->route = "/gangs";
-		ret = respond(r, MHD_HTTP_OK, "application/json", s, strlen(s));
-		free(s);
-		return ret;
-	}
-	if (strcmp(url, "/endpoints") == 0) {
+	if (strcmp(url, "/endpoints") == 0 || strcmp(url, "/gangs") == 0) {
 		char etag[32], sbuf[64], tbuf[24];
 		const char *since = own_arg(r, "since", sbuf, sizeof sbuf);
 		const char *tmo = own_arg(r, "timeout_ms", tbuf, sizeof tbuf);
-		r->route = "/endpoints";
-		endpoints_etag(a, etag, sizeof etag);
+		r->gangs = strcmp(url, "/gangs") == 0;
+		r->route = r->gangs ? "/gangs" : "/endpoints";
+		waited_etag(r, etag, sizeof etag);
 		if (since != NULL && strcmp(since, etag) == 0) {
 			struct timeval tv = ms_tv(query_ms(tmo, 25000, 60000));
 			if (a->nwaiters >= a->sc->cfg.admin.max_waiters) {
@@ -650,7 +689,7 @@ route(struct request *r, const char *url)
 			watch(r);
 			return MHD_YES;
 		}
-		return respond_endpoints(r, NULL);
+		return r->gangs ? respond_gangs(r, NULL) : respond_endpoints(r, NULL);
 	}
 	if (strcmp(url, "/metrics") == 0) {
 		r->route = "/metrics";
@@ -723,6 +762,10 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 	}
 	if (r->up != NULL || r->wait_ev != NULL)
 		return MHD_YES;
+	/* a request that arrives (or follows on a kept-alive connection) while the server closes is
+	 * answered at once: libmicrohttpd cannot be stopped with a connection suspended */
+	if (r->a->closing)
+		return respond_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "the sidecar is stopping");
 	return route(r, r->path);
 }
 
@@ -912,6 +955,7 @@ admin_free(struct admin *a)
 {
 	if (a == NULL)
 		return;
+	a->closing = 1;
 	while (a->waiters != NULL)
 		wake(a->waiters);
 	while (a->suspended != NULL) {

@@ -10,8 +10,10 @@ struct admin;
 struct admin	*admin_new(struct sidecar *, char *, size_t);
 /* Answer every suspended request with 503 and stop listening. */
 void		 admin_free(struct admin *);
-/* The endpoint files changed: answer every /endpoints long-poll waiting for that. */
-void		 admin_endpoints_changed(struct admin *);
+/* Something a long-poll may wait on changed (/endpoints, /gangs): answer those it concerns. */
+void		 admin_changed(struct admin *);
 /* Requests answered by an identical upstream GET already in flight (coalesced). */
 unsigned long	 admin_coalesced(const struct admin *);
+/* Long-polls of /endpoints and /gangs held now. */
+long		 admin_long_polls(const struct admin *);
 #endif

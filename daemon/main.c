@@ -364,9 +364,12 @@ main(int argc, char **argv)
 		    endpoints_error(sc.endpoints));
 		exit_code = EX_IOERR;
 	}
+	/* the admin server first: the long-polls it still holds are answered from the state below */
+	admin_free(sc.admin);
+	sc.admin = NULL;
 	follow_free(sc.follow);
 	workers_free(sc.workers);
-	admin_free(sc.admin);
+	sc.workers = NULL;
 	if (sc.master != NULL)
 		master_free(sc.master);
 	endpoints_free(sc.endpoints);

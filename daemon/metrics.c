@@ -207,6 +207,9 @@ metrics_render(struct buf *b, const struct sidecar *sc)
 	render_ops(b);
 	render_children(b, sc);
 	workers_metrics(sc->workers, b);
+	prom_family(b, "mooncake_sidecar_admin_long_polls", "Long-polls of /endpoints and /gangs held now "
+	    "(at most admin.max_waiters).", "gauge");
+	prom_sample(b, "mooncake_sidecar_admin_long_polls", NULL, (double)admin_long_polls(sc->admin));
 	prom_family(b, "mooncake_sidecar_proxy_coalesced_total",
 	    "Proxied requests answered by an identical request to the master already in flight.", "counter");
 	prom_sample(b, "mooncake_sidecar_proxy_coalesced_total", NULL, (double)admin_coalesced(sc->admin));

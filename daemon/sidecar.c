@@ -165,7 +165,6 @@ act(struct sidecar *s, const struct target *t, const struct rc_actions *a)
 			s->published = master_generation(s->master);
 			snprintf(s->published_target, sizeof s->published_target, "%s", t->text);
 		}
-		admin_endpoints_changed(s->admin);
 	}
 	if (a->stop_workers) {
 		s->workers_stop_sent = a->stop_workers;
@@ -185,6 +184,8 @@ act(struct sidecar *s, const struct target *t, const struct rc_actions *a)
 		else
 			event_base_once(s->base, -1, EV_TIMEOUT, orphans_kill_cb, s, NULL);
 	}
+	/* whatever changed, the long-polls waiting on it (a follower's /endpoints, a peer's /gangs) */
+	admin_changed(s->admin);
 	if (a->notify != RC_NOTIFY_NONE) {
 		status_text(s, status, sizeof status);
 		if (a->notify == RC_NOTIFY_READY) {

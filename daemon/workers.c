@@ -99,6 +99,8 @@ struct peer {
 	char			 url[URL_HOST_MAX + 300];
 	struct httpc		*h;
 	struct httpc_req	*req;
+	struct event		*again;		/* the next poll */
+	char			 etag[32];	/* what it last said, for ?since= */
 	char			 error[300];	/* why the last poll failed, or "" */
 };
 
@@ -140,11 +142,14 @@ struct workers {
 	struct peer	*peers;
 	size_t		 npeers;
 	struct event	*gang_ev;	/* deferred: act on local member failures */
-	struct event	*poll_timer;	/* every GANG_POLL_MS: ask the peers */
+
 };
 
+/* A peer's /gangs is long-polled: it answers when its gangs change, or after GANG_HOLD_MS; after a
+ * failed poll (or from a peer that answers at once without a change) the next waits GANG_POLL_MS. */
 #define GANG_POLL_MS		200
-#define GANG_PEER_TIMEOUT_MS	1000
+#define GANG_HOLD_MS		1000
+#define GANG_PEER_TIMEOUT_MS	1000	/* beyond the hold */
 
 #define LEADER_TIMEOUT_MS	2000
 #define LEADER_RETRY_MAX_MS	2000
@@ -490,6 +495,7 @@ gang_step(evutil_socket_t fd, short what, void *arg)
 			child_stop(&w->child, 0);
 		}
 	}
+	sidecar_changed(ws->sc);	/* what /gangs says changed: the peers' long-polls hear it */
 }
 
 /* What a peer said (or that it did not answer), applied to every gang it takes part in. */
@@ -505,6 +511,19 @@ peer_answered(const struct httpc_response *r, void *arg)
 	double now = mono_now();
 
 	pr->req = NULL;
+	if (!ws->sc->stopping) {
+		char tag[32];
+		long next_ms = GANG_POLL_MS;
+		if (r->outcome == HTTPC_OK && r->status == 200 && gangview_etag(r->body, r->len, tag, sizeof tag) == 0) {
+			/* at once, unless it ignored ?since= (an unchanged answer well before the hold) */
+			if (strcmp(tag, pr->etag) != 0 || r->seconds * 1000.0 >= GANG_HOLD_MS / 2)
+				next_ms = 0;
+			snprintf(pr->etag, sizeof pr->etag, "%s", tag);
+		} else
+			pr->etag[0] = '\0';
+		struct timeval tv = { next_ms / 1000, (next_ms % 1000) * 1000 };
+		evtimer_add(pr->again, &tv);
+	}
 	if (r->outcome != HTTPC_OK)
 		snprintf(err, sizeof err, "%s", r->detail ? r->detail : "no answer");
 	else if (r->status != 200)
@@ -560,17 +579,19 @@ peer_answered(const struct httpc_response *r, void *arg)
 }
 
 static void
-poll_peers(evutil_socket_t fd, short what, void *arg)
+poll_peer(evutil_socket_t fd, short what, void *arg)
 {
-	struct workers *ws = arg;
-	struct timeval tv = { 0, GANG_POLL_MS * 1000 };
+	struct peer *pr = arg;
+	char path[96];
 	(void)fd;
 	(void)what;
-	for (size_t i = 0; i < ws->npeers && !ws->sc->stopping; i++)
-		if (ws->peers[i].req == NULL)
-			ws->peers[i].req = httpc_get(ws->peers[i].h, "/gangs", GANG_PEER_TIMEOUT_MS, peer_answered,
-			    &ws->peers[i]);
-	evtimer_add(ws->poll_timer, &tv);
+	if (pr->ws->sc->stopping || pr->req != NULL)
+		return;
+	if (pr->etag[0] != '\0')
+		snprintf(path, sizeof path, "/gangs?since=%s&timeout_ms=%d", pr->etag, GANG_HOLD_MS);
+	else
+		snprintf(path, sizeof path, "/gangs");
+	pr->req = httpc_get(pr->h, path, GANG_HOLD_MS + GANG_PEER_TIMEOUT_MS, peer_answered, pr);
 }
 
 static int
@@ -582,10 +603,11 @@ add_peer(struct workers *ws, size_t node, char *err, size_t errlen)
 			return 0;
 	pr = &ws->peers[ws->npeers];
 	if ((pr->h = follow_sidecar_of(ws->sc, ws->sc->cfg.job.nodes.v[node], pr->url, sizeof pr->url,
-	    1024 * 1024, GANG_PEER_TIMEOUT_MS, err, errlen)) == NULL)
+	    1024 * 1024, GANG_HOLD_MS + GANG_PEER_TIMEOUT_MS, err, errlen)) == NULL)
 		return -1;
 	pr->ws = ws;
 	pr->node = node;
+	pr->again = evtimer_new(ws->sc->base, poll_peer, pr);
 	ws->npeers++;
 	return 0;
 }
@@ -638,10 +660,9 @@ gangs_init(struct workers *ws, int me, char *err, size_t errlen)
 		}
 	}
 	ws->gang_ev = event_new(ws->sc->base, -1, 0, gang_step, ws);
-	if (ws->npeers > 0) {
-		struct timeval tv = { 0, GANG_POLL_MS * 1000 };
-		ws->poll_timer = evtimer_new(ws->sc->base, poll_peers, ws);
-		evtimer_add(ws->poll_timer, &tv);
+	for (size_t i = 0; i < ws->npeers; i++) {
+		struct timeval tv = { 0, 0 };
+		evtimer_add(ws->peers[i].again, &tv);
 	}
 	if (ws->ngangs > 0)
 		log_notice("workers: %zu gang%s with members here, %zu peer sidecar%s", ws->ngangs,
@@ -703,6 +724,21 @@ workers_metrics(const struct workers *ws, struct buf *b)
 		const char *l[] = { "gang", ws->gangs[i].name, NULL };
 		prom_sample(b, "mooncake_sidecar_gang_up", l, ws->gangs[i].over == GANG_RUNNING);
 	}
+}
+
+/* What another node reads of this node's gangs, as one tag: it changes when any of it does. */
+void
+workers_gangs_etag(const struct workers *ws, char *buf, size_t len)
+{
+	unsigned long long h = 14695981039346656037ULL;	/* FNV-1a */
+	for (size_t i = 0; ws != NULL && i < ws->ngangs; i++) {
+		const struct gang *g = &ws->gangs[i];
+		char part[GANG_NAME_MAX + 64];
+		int n = snprintf(part, sizeof part, "%s %u %u %s;", g->name, g->generation, g->failures, gang_state(g));
+		for (int k = 0; k < n && k < (int)sizeof part; k++)
+			h = (h ^ (unsigned char)part[k]) * 1099511628211ULL;
+	}
+	snprintf(buf, len, "%016llx", h);
 }
 
 /* fatal or stopped (down for good), waiting (for the leader's next generation), starting (a
@@ -981,6 +1017,8 @@ workers_free(struct workers *ws)
 	for (size_t i = 0; i < ws->npeers; i++) {
 		httpc_cancel(ws->peers[i].req);
 		httpc_free(ws->peers[i].h);
+		if (ws->peers[i].again != NULL)
+			event_free(ws->peers[i].again);
 	}
 	for (size_t i = 0; i < ws->ngangs; i++) {
 		free(ws->gangs[i].local);
@@ -994,8 +1032,6 @@ workers_free(struct workers *ws)
 	free(ws->peers);
 	if (ws->gang_ev != NULL)
 		event_free(ws->gang_ev);
-	if (ws->poll_timer != NULL)
-		event_free(ws->poll_timer);
 	free(ws->leaders);
 	free(ws->addr);
 	free(ws->ips);

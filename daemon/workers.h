@@ -24,6 +24,8 @@ const struct topology *workers_topology(const struct workers *);
 size_t		 workers_running(const struct workers *);	/* processes alive */
 size_t		 workers_ready(const struct workers *);		/* in state ready */
 json_t		*workers_status(const struct workers *);
+/* A tag of what other nodes read of this node's gangs (GET /gangs?since=): changes with it. */
+void		 workers_gangs_etag(const struct workers *, char *, size_t);
 /* This node's gangs (name, generation, failures here, leader, state, members), for /gangs and
  * /status. */
 json_t		*workers_gangs(const struct workers *);

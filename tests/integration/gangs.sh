@@ -30,14 +30,24 @@ pass "one gang agg_w0 over head and worker1, generation 1 on both (/gangs)"
 
 # The rank on worker1 dies: worker1 stops its members and says so; head starts generation 2;
 # both ranks run again under new pids.
+# /gangs is long-polled: ?since=<its etag> is held until the gangs change (or timeout_ms).
+E=$(gangs "$HEAD_SIDE" name >/dev/null; "$TESTKIT" json-get "$T/gangs.json" etag)
+t0=$(now_ms)
+curl -s "http://127.0.0.1:$HEAD_SIDE/gangs?since=$E&timeout_ms=300" >"$T/held.json"
+held=$(( $(now_ms) - t0 ))
+[ "$held" -ge 300 ] && [ "$("$TESTKIT" json-get "$T/held.json" etag)" = "$E" ] || fail "/gangs?since= not held: $held ms, $(cat "$T/held.json")"
+curl -s "http://127.0.0.1:$HEAD_SIDE/gangs?since=$E&timeout_ms=60000" >"$T/changed.json" &
+POLL=$!
 A0=$(rpid 0) A1=$(rpid 1)
 kill -KILL "$A1"
 wait_for 10 running 1 "$A1" && wait_for 10 running 0 "$A0" || fail "not both restarted: $(grep gang "$HEAD_OUT" "$W1_OUT")"
+wait_for 10 dead "$POLL" && [ "$("$TESTKIT" json-get "$T/changed.json" etag)" != "$E" ] ||
+    fail "the held /gangs was not answered at the change: $(cat "$T/changed.json")"
 grep_q "$W1_OUT" "workers: gang agg_w0: agg_w0_r1: .*; stopping its 1 member on worker1 until head's next generation" &&
     grep_q "$HEAD_OUT" "workers: gang agg_w0 generation 2: a member on worker1 failed; restarting its 1 member on head" &&
     grep_q "$W1_OUT" "workers: gang agg_w0 generation 2: head started it; restarting its 1 member on worker1" ||
     fail "the gang's log: $(grep -h 'gang agg_w0' "$HEAD_OUT" "$W1_OUT")"
-pass "kill -9 of worker1's rank: worker1 stopped its member, head started generation 2, both ranks restarted"
+pass "kill -9 of worker1's rank: worker1 stopped its member, head started generation 2, both ranks restarted; a held GET /gangs?since= answered at the change (held $held ms without one)"
 
 # The rank on head dies: generation 3, both restarted.
 B0=$(rpid 0) B1=$(rpid 1)
@@ -57,6 +67,19 @@ wait_for 10 running 0 "$C0" || fail "head's rank was not restarted: $(grep gang 
 grep_q "$HEAD_OUT" "workers: gang agg_w0 generation 4: the sidecar of worker1 did not answer for 1000 ms" ||
     fail "head's log: $(grep 'gang agg_w0' "$HEAD_OUT")"
 pass "worker1's sidecar gone: head counted its rank dead after peer_timeout_ms and restarted its own (generation 4)"
+
+# worker1's sidecar back: it rejoins at head's generation. Stopped gracefully while head long-polls
+# its /gangs, it answers that poll and exits 0.
+kill_quiet "$W1_PID"
+FAKE_WORKER_DIR=$T/w1 start_sidecar worker1
+W1_PID=$SC_PID W1_OUT=$SC_OUT
+at_head() { [ "$(gangs "$FSIDE" generation)" = "$(gangs "$HEAD_SIDE" generation)" ] && running 1; }
+wait_for 20 at_head || fail "worker1 did not rejoin: $(cat "$T/gangs.json")"
+w1_held() { curl -s "http://127.0.0.1:$FSIDE/metrics" | grep -q '^mooncake_sidecar_admin_long_polls 1$'; }
+wait_for 10 w1_held || fail "head does not long-poll worker1's /gangs"
+kill -TERM "$W1_PID"; wait "$W1_PID"; rc=$?
+[ $rc -eq 0 ] || fail "worker1's sidecar exited $rc on SIGTERM while head long-polled it: $(tail -5 "$W1_OUT")"
+pass "worker1's sidecar restarted: it rejoins at head's generation; stopped while head long-polls its /gangs, it exits 0"
 
 # A data-parallel group of 2 ranks on one node is a gang too; with workers.gang "process" a rank
 # restarts alone, as before.
@@ -145,4 +168,15 @@ wait_for 10 renewed 7504 "$S" && wait_for 10 is ready wstate 4 || fail "decode_w
 [ "$(wid 7502)" = "$E0" ] && [ "$(wid 7503)" = "$E1" ] || fail "decode_w0 was restarted with the gang of one"
 dead "$(wid 7500)" || fail "the fatal gang came back"
 pass "kill -9 of a process alone in its endpoint: only it restarts; the fatal gang stays down"
+
+# A /gangs long-poll still held when the sidecar stops is answered, and the sidecar exits 0.
+E=$(gang_field 0 name >/dev/null; "$TESTKIT" json-get "$T/pg-gangs.json" etag)
+curl -s "http://127.0.0.1:$SIDE/gangs?since=$E&timeout_ms=60000" >"$T/pg-held.json" &
+POLL=$!
+held() { adm /metrics | grep -q '^mooncake_sidecar_admin_long_polls 1$'; }
+wait_for 5 held || fail "the /gangs long-poll is not held: $(adm /metrics | grep long_polls)"
+kill -TERM "$SC_PID"; wait "$SC_PID"; rc=$?
+[ $rc -eq 0 ] || fail "the sidecar exited $rc on SIGTERM with a /gangs long-poll held"
+wait_for 5 dead "$POLL" || fail "the held /gangs was not answered at the stop"
+pass "SIGTERM with a /gangs long-poll held: the poll answered, the sidecar exited 0"
 finish

@@ -65,6 +65,27 @@ START_TEST(test_values)
 }
 END_TEST
 
+START_TEST(test_etag)
+{
+	static const struct { const char *body; int rc; const char *etag; } t[] = {
+		{ "{\"node\":\"n1\",\"etag\":\"00ff12ab34cd56ef\",\"gangs\":[]}", 0, "00ff12ab34cd56ef" },
+		{ "{\"gangs\":[]}", -1, "" },
+		{ "{\"etag\":\"\",\"gangs\":[]}", -1, "" },
+		{ "{\"etag\":\"a&b=c\"}", -1, "" },
+		{ "{\"etag\":\"0123456789012345678901234567890123\"}", -1, "" },
+		{ "{\"etag\":7}", -1, "" },
+		{ "not json", -1, "" },
+	};
+	char e[32];
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		ck_assert_int_eq(gangview_etag(t[i].body, strlen(t[i].body), e, sizeof e), t[i].rc);
+		ck_assert_str_eq(e, t[i].etag);
+	}
+	/* room for fewer characters than it has: refused, not cut */
+	ck_assert_int_eq(gangview_etag(t[0].body, strlen(t[0].body), e, 8), -1);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -72,6 +93,7 @@ main(void)
 	TCase *tc = tcase_create("gangview");
 	tcase_add_loop_test(tc, test_parse, 0, (int)(sizeof cases / sizeof cases[0]));
 	tcase_add_test(tc, test_values);
+	tcase_add_test(tc, test_etag);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

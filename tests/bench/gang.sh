@@ -1,0 +1,53 @@
+#!/bin/bash
+# Gang restart benchmark. Two sidecars on this machine as the nodes head and worker1 of one vLLM
+# TP 2 endpoint (one rank each, a gang). kill -9 of one rank (in turn the rank on worker1, whose
+# failure head learns through GET /gangs, and the rank on head, whose new generation worker1 learns
+# the same way) -> both ranks of the new generation exec'd: the median and range of N, beside the
+# gang's backoff (workers.restart.backoff_initial_ms = backoff_max_ms = 100), which is the floor:
+# the rest is what noticing the failure and telling the other node costs.
+# srtctl tears the whole job down at a worker's death instead; there is no restart to compare.
+# Usage: tests/bench/gang.sh [N]   (default 20)
+set -uo pipefail
+[ -d /dev/shm ] && export TMPDIR=/dev/shm
+top=$(cd "$(dirname "$0")/../.." && pwd)
+N=${1:-20}
+bash "$top/scripts/build.sh" "$top/build-bench" >/dev/null || exit 1
+top_builddir=$top/build-bench
+. "$top/tests/integration/lib.sh"
+export MC_STANDIN_START_DELAY_MS=0
+STAMP=$top_builddir/tests/tools/stamp
+BACKOFF=100
+
+median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) {print "nan"; exit} m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.1f", m}'; }
+range() { sort -n | awk 'NR==1{lo=$1} {hi=$1} END {printf "[%.1f-%.1f]", lo, hi}'; }
+
+echo "mooncake-sidecar gang restart benchmark, $N kills, $(nproc) cores, $(date -u +%F)"
+routable_iface
+new_ports
+GROUP='"workers": { "flavor": "vllm", "dp_launch_mode": "per_node", "peer_timeout_ms": 5000,
+    "restart": { "backoff_initial_ms": '"$BACKOFF"', "backoff_max_ms": '"$BACKOFF"', "burst": 1000 },
+    "groups": [ { "role": "agg", "count": 1, "gpus": 2, "tp": 2, "health": { "type": "none" },
+                  "command": ["'"$STAMP"'", "'"$T"'/stamps"] } ] }'
+two_nodes "$GROUP" "$GROUP"
+start_sidecar head
+start_sidecar worker1
+gang_of() { curl -s "http://127.0.0.1:$1/gangs" | "$TESTKIT" json-get /dev/stdin "gangs.0.$2"; }
+both_at() { [ "$(gang_of "$HEAD_SIDE" generation)" = "$1" ] && [ "$(gang_of "$FSIDE" generation)" = "$1" ] &&
+    [ "$(gang_of "$HEAD_SIDE" state)" = ready ] && [ "$(gang_of "$FSIDE" state)" = ready ]; }
+lines() { [ -f "$T/stamps" ] && [ "$(wc -l <"$T/stamps")" -ge "$1" ]; }
+wait_for 20 lines 2 || fail "the two ranks did not start"
+: >"$T/ms"
+for i in $(seq "$N"); do
+	have=$(wc -l <"$T/stamps")
+	# the ranks now running: the last two stamps; kill the one on worker1, then the one on head
+	victim=$(tail -2 "$T/stamps" | sed -n "$((i % 2 + 1))p" | cut -d' ' -f1)
+	K=$("$TESTKIT" kill 9 "$victim")
+	wait_for 10 lines $((have + 2)) || fail "kill $i: the gang was not restarted"
+	E=$(tail -2 "$T/stamps" | cut -d' ' -f2 | sort -n | tail -1)
+	echo "$(( (E - K) / 1000 ))" | awk '{printf "%.1f\n", $1 / 1000}' >>"$T/ms"
+	# the next kill only once both nodes run the new generation
+	wait_for 10 both_at $((i + 1)) || fail "kill $i: the nodes do not agree on generation $((i + 1))"
+done
+printf 'kill -9 of a rank -> both ranks of the new generation exec'"'"'d: median %s ms %s (backoff %d ms, target <= %d ms)\n' \
+    "$(median <"$T/ms")" "$(range <"$T/ms")" "$BACKOFF" $((BACKOFF + 50))
+finish
