@@ -15,11 +15,8 @@ if [ -z "${ENDPOINTS_BENCH_INNER:-}" ]; then
 	done
 	exit 0
 fi
-bash "$top/scripts/build.sh" "$top/build-bench" >/dev/null || exit 1
-top_builddir=$top/build-bench
-. "$top/tests/integration/lib.sh"
-median() { sort -n | awk '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.3f", m}'; }
-range() { sort -n | awk 'NR==1{lo=$1} {hi=$1} END {printf "[%.3f-%.3f]", lo, hi}'; }
+BENCH_DECIMALS=3
+. "$(dirname "$0")/lib.sh"
 stat_of() { printf '%s %s' "$(median <"$1")" "$(range <"$1")"; }
 
 new_ports

@@ -9,17 +9,12 @@
 # Usage: tests/bench/gang.sh [N]   (default 20)
 set -uo pipefail
 [ -d /dev/shm ] && export TMPDIR=/dev/shm
-top=$(cd "$(dirname "$0")/../.." && pwd)
 N=${1:-20}
-bash "$top/scripts/build.sh" "$top/build-bench" >/dev/null || exit 1
-top_builddir=$top/build-bench
-. "$top/tests/integration/lib.sh"
+. "$(dirname "$0")/lib.sh"
 export MC_STANDIN_START_DELAY_MS=0
 STAMP=$top_builddir/tests/tools/stamp
 BACKOFF=100
 
-median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) {print "nan"; exit} m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.1f", m}'; }
-range() { sort -n | awk 'NR==1{lo=$1} {hi=$1} END {printf "[%.1f-%.1f]", lo, hi}'; }
 
 echo "mooncake-sidecar gang restart benchmark, $N kills, $(nproc) cores, $(date -u +%F)"
 routable_iface

@@ -4,14 +4,10 @@
 # The workers are a static one-purpose program (tests/tools/stamp.c) so the figure is the spawner's,
 # not the started program's dynamic linking. The run directory is on tmpfs when there is one. Usage: tests/bench/spawn.sh [N]   (default 10)
 set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
 N=${1:-10}
 [ -d /dev/shm ] && export TMPDIR=/dev/shm
-bash "$top/scripts/build.sh" "$top/build-bench" >/dev/null || exit 1
-top_builddir=$top/build-bench
-. "$top/tests/integration/lib.sh"
-median() { sort -n | awk '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.2f", m}'; }
-range() { sort -n | awk 'NR==1{lo=$1} {hi=$1} END {printf "[%.2f-%.2f]", lo, hi}'; }
+BENCH_DECIMALS=2
+. "$(dirname "$0")/lib.sh"
 eighth() { [ -f "$1" ] && [ "$(wc -l <"$1")" -ge 8 ]; }
 STAMP=$top_builddir/tests/tools/stamp
 : >"$T/sidecar.ms"

@@ -11,14 +11,9 @@
 # Usage: tests/bench/supervise.sh [N]   (default 20)
 set -uo pipefail
 [ -d /dev/shm ] && export TMPDIR=/dev/shm
-top=$(cd "$(dirname "$0")/../.." && pwd)
 N=${1:-20}
-bash "$top/scripts/build.sh" "$top/build-bench" >/dev/null || exit 1
-top_builddir=$top/build-bench
-. "$top/tests/integration/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
-median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) {print "nan"; exit} m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.1f", m}'; }
-range() { sort -n | awk 'NR==1{lo=$1} {hi=$1} END {printf "[%.1f-%.1f]", lo, hi}'; }
 loop_execs_over() { [ "$(count "$EV" '^exec')" -gt "$1" ]; }
 rss_kb() { awk '/^VmRSS/{print $2}' /proc/"$1"/status; }
 
