@@ -28,6 +28,7 @@
 #include "httpc.h"
 #include "query.h"
 #include "sidecar.h"
+#include "view.h"
 #include "xalloc.h"
 
 #define ADMIN_MEMORY_LIMIT	8192	/* request line and headers */
@@ -397,75 +398,6 @@ own_arg(struct request *r, const char *key, char *buf, size_t len)
 	return buf;
 }
 
-static char *
-status_json(const struct sidecar *sc)
-{
-	json_t *o = json_object(), *m, *e;
-	const struct child *c = sc->master ? master_child(sc->master) : NULL;
-	json_object_set_new(o, "version", json_string(PACKAGE_VERSION));
-	json_object_set_new(o, "node", json_string(sc->cfg.job.node));
-	json_object_set_new(o, "node_address", json_pack("{s:s, s:s}", "address", sc->node_addr.addr, "source",
-	    sc->node_addr.source));
-	json_object_set_new(o, "job_id", json_string(sc->cfg.job.id));
-	json_object_set_new(o, "uptime_s", json_real(mono_now() - sc->started));
-	json_object_set_new(o, "ready", json_boolean((c != NULL ? c->state == CHILD_READY :
-	    sc->endpoints != NULL && endpoints_ready(sc->endpoints)) &&
-	    !(sc->endpoints != NULL && endpoints_error(sc->endpoints) != NULL)));
-	if (c != NULL) {
-		json_t *probes = json_object();
-		static const char *const names[PROBE_COUNT] = { "rpc", "metadata", "admin" };
-		m = json_object();
-		json_object_set_new(m, "state", json_string(child_state_name(c->state)));
-		json_object_set_new(m, "reason", json_string(c->reason));
-		json_object_set_new(m, "pid", c->pid > 0 ? json_integer(c->pid) : json_null());
-		json_object_set_new(m, "restarts", json_integer(c->restarts));
-		json_object_set_new(m, "generation", json_integer(sc->endpoints ?
-		    endpoints_generation(sc->endpoints) : 0));
-		if (c->last_code >= 0)
-			json_object_set_new(m, "last_exit", json_pack("{s:i}", "code", c->last_code));
-		else if (c->last_signal >= 0)
-			json_object_set_new(m, "last_exit", json_pack("{s:i}", "signal", c->last_signal));
-		else
-			json_object_set_new(m, "last_exit", json_null());
-		if (c->state == CHILD_READY) {
-			char ts[64];
-			wall_iso8601(c->ready_wall, ts, sizeof ts);
-			json_object_set_new(m, "ready_since", json_string(ts));
-		} else
-			json_object_set_new(m, "ready_since", json_null());
-		json_object_set_new(m, "ports", json_pack("{s:i, s:i, s:i}", "rpc",
-		    (int)sc->cfg.master.rpc_port, "metadata", (int)sc->cfg.master.http_metadata_port,
-		    "admin", (int)sc->cfg.master.metrics_port));
-		for (int i = 0; i < PROBE_COUNT; i++) {
-			const struct probe_stat *s = master_probe_stat(sc->master, i);
-			if (i == PROBE_METADATA && sc->cfg.master.http_metadata_port == 0)
-				continue;
-			json_object_set_new(probes, names[i], json_pack("{s:b, s:f, s:s, s:o}", "ok", s->ok,
-			    "last_ms", s->seconds * 1000.0, "detail", s->detail, "age_ms",
-			    s->at > 0 ? json_real((mono_now() - s->at) * 1000.0) : json_null()));
-		}
-		json_object_set_new(m, "probes", probes);
-	} else if (sc->follow != NULL)
-		m = json_pack("{s:s, s:s, s:s, s:s}", "state", "remote", "node", sc->cfg.master.node, "url",
-		    follow_url(sc->follow), "reason", follow_state(sc->follow));
-	else
-		m = json_pack("{s:s, s:s}", "state", "absent", "node", sc->cfg.master.node);
-	json_object_set_new(o, "master", m);
-	json_object_set_new(o, "workers", workers_status(sc->workers));
-	json_object_set_new(o, "gangs", workers_gangs(sc->workers));
-	e = json_pack("{s:i, s:s, s:o}", "generation",
-	    sc->endpoints ? (int)endpoints_generation(sc->endpoints) : 0, "dir", sc->cfg.job.run_dir,
-	    "written_at", sc->endpoints && endpoints_written_at(sc->endpoints) > 0 ?
-	    json_real(endpoints_written_at(sc->endpoints)) : json_null());
-	json_object_set_new(e, "ready", json_boolean(sc->endpoints && endpoints_ready(sc->endpoints)));
-	json_object_set_new(e, "error", sc->endpoints && endpoints_error(sc->endpoints) ?
-	    json_string(endpoints_error(sc->endpoints)) : json_null());
-	json_object_set_new(o, "endpoints", e);
-	char *s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_INDENT(2));
-	json_decref(o);
-	return s;
-}
-
 /* "<generation>-<ready|not-ready>", or "none" before the first file. */
 static void
 endpoints_etag(const struct admin *a, char *buf, size_t len)
@@ -647,7 +579,11 @@ route(struct request *r, const char *url)
 		return respond_text(r, MHD_HTTP_SERVICE_UNAVAILABLE, why);
 	}
 	if (strcmp(url, "/status") == 0) {
-		char *s = status_json(a->sc);
+		struct view v;
+		char *s;
+		view_build(a->sc, &v);
+		s = view_status_json(&v);
+		view_free(&v);
 		enum MHD_Result ret;
 		r->route = "/status";
 		ret = respond(r, MHD_HTTP_OK, "application/json", s, strlen(s));

@@ -5,15 +5,12 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
-#include "admin.h"
 #include "atomicfile.h"
-#include "child.h"
 #include "clock.h"
-#include "endpoints.h"
-#include "master.h"
 #include "metrics.h"
 #include "prom.h"
 #include "sidecar.h"
+#include "view.h"
 #include "workers.h"
 #include "xalloc.h"
 
@@ -111,49 +108,45 @@ render_ops(struct buf *b)
 }
 
 static void
-render_children(struct buf *b, const struct sidecar *sc)
+render_children(struct buf *b, const struct view *v)
 {
-	struct child **list;
-	size_t n = child_list(&list);
+	const struct view_child *c = v->children;
+	size_t n = v->nchildren;
 	prom_family(b, "mooncake_sidecar_child_up", "1 when the supervised process is running.", "gauge");
 	for (size_t i = 0; i < n; i++) {
-		const char *l[] = { "child", list[i]->name, NULL };
-		prom_sample(b, "mooncake_sidecar_child_up", l, list[i]->pid > 0);
+		const char *l[] = { "child", c[i].name, NULL };
+		prom_sample(b, "mooncake_sidecar_child_up", l, c[i].pid > 0);
 	}
 	prom_family(b, "mooncake_sidecar_child_restarts_total", "Restarts of the supervised process.",
 	    "counter");
 	for (size_t i = 0; i < n; i++) {
-		const char *l[] = { "child", list[i]->name, NULL };
-		prom_sample(b, "mooncake_sidecar_child_restarts_total", l, list[i]->restarts);
+		const char *l[] = { "child", c[i].name, NULL };
+		prom_sample(b, "mooncake_sidecar_child_restarts_total", l, c[i].restarts);
 	}
 	prom_family(b, "mooncake_sidecar_child_state", "1 for the current state of the supervised process.",
 	    "gauge");
 	for (size_t i = 0; i < n; i++)
-		for (int s = 0; s < CHILD_NSTATES; s++) {
-			const char *l[] = { "child", list[i]->name, "state", child_state_name(s), NULL };
-			prom_sample(b, "mooncake_sidecar_child_state", l, list[i]->state == s);
+		for (int s = 0; s < view_nstates; s++) {
+			const char *l[] = { "child", c[i].name, "state", view_state_names[s], NULL };
+			prom_sample(b, "mooncake_sidecar_child_state", l, c[i].state == s);
 		}
 	prom_family(b, "mooncake_sidecar_child_ready_seconds",
 	    "Seconds from the last start of the process to ready (0 before it first was).", "gauge");
 	for (size_t i = 0; i < n; i++) {
-		const char *l[] = { "child", list[i]->name, NULL };
-		prom_sample(b, "mooncake_sidecar_child_ready_seconds", l, list[i]->ready_seconds);
+		const char *l[] = { "child", c[i].name, NULL };
+		prom_sample(b, "mooncake_sidecar_child_ready_seconds", l, c[i].ready_seconds);
 	}
-	const struct child *m = sc->master ? master_child(sc->master) : NULL;
 	prom_family(b, "mooncake_sidecar_master_ready", "1 when the master is proven ready.", "gauge");
-	prom_sample(b, "mooncake_sidecar_master_ready", NULL, m != NULL && m->state == CHILD_READY);
+	prom_sample(b, "mooncake_sidecar_master_ready", NULL, v->master_ready);
 	prom_family(b, "mooncake_sidecar_endpoints_generation",
 	    "The generation of endpoints.json (one more each time the master becomes ready).", "gauge");
-	prom_sample(b, "mooncake_sidecar_endpoints_generation", NULL,
-	    sc->endpoints ? endpoints_generation(sc->endpoints) : 0);
+	prom_sample(b, "mooncake_sidecar_endpoints_generation", NULL, v->files_gen);
 	prom_family(b, "mooncake_sidecar_endpoints_ready",
 	    "1 when the endpoint files on disk say ready (written, and the master ready).", "gauge");
-	prom_sample(b, "mooncake_sidecar_endpoints_ready", NULL, sc->endpoints != NULL &&
-	    endpoints_ready(sc->endpoints) && endpoints_error(sc->endpoints) == NULL);
+	prom_sample(b, "mooncake_sidecar_endpoints_ready", NULL, v->files_ready && v->files_error == NULL);
 	prom_family(b, "mooncake_sidecar_upstream_up",
 	    "1 when the master's admin port answered the last probe.", "gauge");
-	prom_sample(b, "mooncake_sidecar_upstream_up", NULL,
-	    m != NULL && m->pid > 0 && master_probe_stat(sc->master, PROBE_ADMIN)->ok);
+	prom_sample(b, "mooncake_sidecar_upstream_up", NULL, v->master_pid > 0 && v->probes[VIEW_ADMIN].ok);
 }
 
 static void
@@ -204,15 +197,18 @@ render_process(struct buf *b)
 void
 metrics_render(struct buf *b, const struct sidecar *sc)
 {
+	struct view v;
+	view_build(sc, &v);
 	render_ops(b);
-	render_children(b, sc);
+	render_children(b, &v);
 	workers_metrics(sc->workers, b);
 	prom_family(b, "mooncake_sidecar_admin_long_polls", "Long-polls of /endpoints and /gangs held now "
 	    "(at most admin.max_waiters).", "gauge");
-	prom_sample(b, "mooncake_sidecar_admin_long_polls", NULL, (double)admin_long_polls(sc->admin));
+	prom_sample(b, "mooncake_sidecar_admin_long_polls", NULL, (double)v.long_polls);
 	prom_family(b, "mooncake_sidecar_proxy_coalesced_total",
 	    "Proxied requests answered by an identical request to the master already in flight.", "counter");
-	prom_sample(b, "mooncake_sidecar_proxy_coalesced_total", NULL, (double)admin_coalesced(sc->admin));
+	prom_sample(b, "mooncake_sidecar_proxy_coalesced_total", NULL, (double)v.coalesced);
 	render_http(b);
 	render_process(b);
+	view_free(&v);
 }

@@ -17,6 +17,7 @@
 #include "notify.h"
 #include "reconcile.h"
 #include "sidecar.h"
+#include "view.h"
 #include "workerenv.h"
 #include "workers.h"
 
@@ -109,36 +110,6 @@ gather(const struct sidecar *s, const struct target *t, struct rc_state *st)
 }
 
 static void
-status_text(const struct sidecar *s, char *status, size_t len)
-{
-	const struct child *c = s->master ? master_child(s->master) : NULL;
-	const char *files_err = s->endpoints != NULL ? endpoints_error(s->endpoints) : NULL;
-	size_t n;
-	if (c == NULL && s->follow != NULL)
-		snprintf(status, len, "%s", follow_state(s->follow));
-	else if (c == NULL)
-		snprintf(status, len, "no master on this node (master runs on %s)", s->cfg.master.node);
-	else if (c->state == CHILD_READY)
-		snprintf(status, len, "master ready (gen %u, pid %ld, %u restart%s)",
-		    endpoints_generation(s->endpoints), (long)c->pid, c->restarts, c->restarts == 1 ? "" : "s");
-	else if (c->state == CHILD_STARTING)
-		snprintf(status, len, "master starting (pid %ld, %u restart%s)", (long)c->pid,
-		    c->restarts, c->restarts == 1 ? "" : "s");
-	else
-		snprintf(status, len, "master %s: %s", child_state_name(c->state), c->reason);
-	if (files_err != NULL) {
-		n = strlen(status);
-		snprintf(status + n, len - n, "; endpoint files not written: %s", files_err);
-	}
-	if (workers_count(s->workers) > 0) {
-		n = strlen(status);
-		snprintf(status + n, len - n, "; ");
-		n = strlen(status);
-		workers_describe(s->workers, status + n, len - n);
-	}
-}
-
-static void
 orphans_kill_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct sidecar *s = arg;
@@ -187,7 +158,10 @@ act(struct sidecar *s, const struct target *t, const struct rc_actions *a)
 	/* whatever changed, the long-polls waiting on it (a follower's /endpoints, a peer's /gangs) */
 	admin_changed(s->admin);
 	if (a->notify != RC_NOTIFY_NONE) {
-		status_text(s, status, sizeof status);
+		struct view v;
+		view_build(s, &v);
+		view_status_text(&v, status, sizeof status);
+		view_free(&v);
 		if (a->notify == RC_NOTIFY_READY) {
 			notify_ready(status);
 			s->ready_sent = 1;
