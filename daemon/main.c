@@ -13,7 +13,6 @@
 #include "addrs.h"
 #include "admin.h"
 #include "atomicfile.h"
-#include "auth.h"
 #include "cfg.h"
 #include "endpoints.h"
 #include "follow.h"
@@ -145,25 +144,6 @@ check_names(struct sidecar *s, struct strv *errs)
 	if (cfg->admin.bearer_token_file[0] != '\0' && sidecar_read_token(cfg->admin.bearer_token_file,
 	    s->token, sizeof s->token, err, sizeof err) != 0)
 		strv_pushf(errs, "admin.auth.bearer_token_file: %s", err);
-}
-
-int
-sidecar_read_token(const char *path, char *out, size_t len, char *err, size_t errlen)
-{
-	char buf[AUTH_TOKEN_MAX + 2], why[256];
-	size_t n;
-	FILE *f = fopen(path, "re");
-	if (f == NULL) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	n = fread(buf, 1, sizeof buf, f);
-	fclose(f);
-	if (auth_token_parse(buf, n, out, len, why, sizeof why) != 0) {
-		snprintf(err, errlen, "%s: %s", path, why);
-		return -1;
-	}
-	return 0;
 }
 
 /* Raise the open-file limit to its hard limit, and keep the admin server inside what is left once

@@ -4,11 +4,13 @@
  * happen, and carries that out here.
  */
 #include "config.h"
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <event2/event.h>
 #include "admin.h"
+#include "auth.h"
 #include "child.h"
 #include "endpoints.h"
 #include "follow.h"
@@ -199,4 +201,23 @@ sidecar_free_events(struct sidecar *s)
 	if (s->reconcile_ev != NULL)
 		event_free(s->reconcile_ev);
 	s->reconcile_ev = NULL;
+}
+
+int
+sidecar_read_token(const char *path, char *out, size_t len, char *err, size_t errlen)
+{
+	char buf[AUTH_TOKEN_MAX + 2], why[256];
+	size_t n;
+	FILE *f = fopen(path, "re");
+	if (f == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	n = fread(buf, 1, sizeof buf, f);
+	fclose(f);
+	if (auth_token_parse(buf, n, out, len, why, sizeof why) != 0) {
+		snprintf(err, errlen, "%s: %s", path, why);
+		return -1;
+	}
+	return 0;
 }

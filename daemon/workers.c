@@ -81,6 +81,8 @@ struct gang {
 	int		 reason;		/* of the last generation: enum gang_reason */
 	unsigned	 by_reason[4];		/* restarts applied here, by reason */
 	char		 role[64];		/* its group's */
+	size_t		 first_node;		/* the nodes it spans: first_node .. + nnodes - 1 */
+	int		 nnodes;
 };
 
 /* Why a gang restarted, as the metrics say: one of its members failed (exited, or was stopped at
@@ -636,6 +638,8 @@ gangs_init(struct workers *ws, int me, char *err, size_t errlen)
 		g->ws = ws;
 		snprintf(g->name, sizeof g->name, "%s_w%d", t->endpoints[e].role, t->endpoints[e].index);
 		snprintf(g->role, sizeof g->role, "%s", t->endpoints[e].role);
+		g->first_node = t->endpoints[e].first_node;
+		g->nnodes = t->endpoints[e].nnodes;
 		g->leader = t->endpoints[e].first_node;
 		g->is_leader = (int)g->leader == me;
 		g->generation = 1;
@@ -768,11 +772,14 @@ workers_gangs(const struct workers *ws)
 		for (size_t k = 0; k < g->nlocal; k++)
 			json_array_append_new(m, json_string(ws->started ? ws->w[g->local[k]].child.name : ""));
 		double left = (g->start_at - now) * 1000.0;
-		json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:s, s:b, s:s, s:I, s:I, s:o, s:s}", "name", g->name,
-		    "generation", (json_int_t)g->generation, "failures", (json_int_t)g->failures, "leader",
-		    ws->sc->cfg.job.nodes.v[g->leader], "waiting", g->waiting, "state", gang_state(g), "restarts",
-		    (json_int_t)g->restarts, "starts_in_ms", (json_int_t)(left > 0 ? left + 0.5 : 0), "members", m,
-		    "last_cause", g->why));
+		json_t *nodes = json_array();
+		for (int k = 0; k < g->nnodes; k++)
+			json_array_append_new(nodes, json_string(ws->sc->cfg.job.nodes.v[g->first_node + (size_t)k]));
+		json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:s, s:o, s:b, s:s, s:I, s:I, s:o, s:s}", "name",
+		    g->name, "generation", (json_int_t)g->generation, "failures", (json_int_t)g->failures, "leader",
+		    ws->sc->cfg.job.nodes.v[g->leader], "nodes", nodes, "waiting", g->waiting, "state", gang_state(g),
+		    "restarts", (json_int_t)g->restarts, "starts_in_ms", (json_int_t)(left > 0 ? left + 0.5 : 0),
+		    "members", m, "last_cause", g->why));
 	}
 	return a;
 }

@@ -25,6 +25,7 @@ running() { local p; p=$(rpid "$1"); [ -n "$p" ] && [ "$p" != "${2:-}" ] && aliv
 wait_for 20 running 0 && wait_for 20 running 1 || fail "the two ranks did not start: $(tail -n 5 "$HEAD_OUT" "$W1_OUT")"
 gangs() { curl -s "http://127.0.0.1:$1/gangs" >"$T/gangs.json" && "$TESTKIT" json-get "$T/gangs.json" "gangs.0.$2"; }
 [ "$(gangs "$HEAD_SIDE" name)" = agg_w0 ] && [ "$(gangs "$HEAD_SIDE" leader)" = head ] &&
+    [ "$(gangs "$HEAD_SIDE" nodes.1)" = worker1 ] && [ "$(gangs "$HEAD_SIDE" members.0)" = agg_w0_r0 ] &&
     [ "$(gangs "$FSIDE" generation)" = 1 ] || fail "/gangs: $(cat "$T/gangs.json")"
 pass "one gang agg_w0 over head and worker1, generation 1 on both (/gangs)"
 
@@ -39,15 +40,19 @@ held=$(( $(now_ms) - t0 ))
 curl -s "http://127.0.0.1:$HEAD_SIDE/gangs?since=$E&timeout_ms=60000" >"$T/changed.json" &
 POLL=$!
 A0=$(rpid 0) A1=$(rpid 1)
+cp "$T/w0/worker-7500.argv" "$T/argv0.before"; cp "$T/w1/worker-7501.argv" "$T/argv1.before"
 kill -KILL "$A1"
 wait_for 10 running 1 "$A1" && wait_for 10 running 0 "$A0" || fail "not both restarted: $(grep gang "$HEAD_OUT" "$W1_OUT")"
+dead "$A0" && dead "$A1" || fail "a rank of the old generation is still alive"
+cmp -s "$T/w0/worker-7500.argv" "$T/argv0.before" && cmp -s "$T/w1/worker-7501.argv" "$T/argv1.before" ||
+    fail "the new generation runs other ranks or ports: $(diff "$T/argv1.before" "$T/w1/worker-7501.argv")"
 wait_for 10 dead "$POLL" && [ "$("$TESTKIT" json-get "$T/changed.json" etag)" != "$E" ] ||
     fail "the held /gangs was not answered at the change: $(cat "$T/changed.json")"
 grep_q "$W1_OUT" "workers: gang agg_w0: agg_w0_r1: .*; stopping its 1 member on worker1 until head's next generation" &&
     grep_q "$HEAD_OUT" "workers: gang agg_w0 generation 2: a member on worker1 failed; restarting its 1 member on head" &&
     grep_q "$W1_OUT" "workers: gang agg_w0 generation 2: head started it; restarting its 1 member on worker1" ||
     fail "the gang's log: $(grep -h 'gang agg_w0' "$HEAD_OUT" "$W1_OUT")"
-pass "kill -9 of worker1's rank: worker1 stopped its member, head started generation 2, both ranks restarted; a held GET /gangs?since= answered at the change (held $held ms without one)"
+pass "kill -9 of worker1's rank: worker1 stopped its member, head started generation 2, both ranks restarted with the same argv (ranks, ports), none of the old left; a held GET /gangs?since= answered at the change (held $held ms without one)"
 
 # The rank on head dies: generation 3, both restarted.
 B0=$(rpid 0) B1=$(rpid 1)

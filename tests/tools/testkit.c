@@ -127,7 +127,8 @@ hold(int port, const char *addr)
 
 /* A model server's /health as the sidecar sees it: nothing listens for FAKE_WORKER_READY_MS (the
  * model loading), then each GET /health is answered by what the control file says: "healthy" (or
- * no file) 200, "unhealthy" 503, "hang" no answer at all, "exit N" exit N. */
+ * no file) 200, "unhealthy" 503, "hang" no answer at all, "exit N" exit N. With FAKE_WORKER_EVENTS
+ * it appends "listening PORT <CLOCK_MONOTONIC ns>" to that file once it listens. */
 static int
 health_server(int port, const char *control)
 {
@@ -140,6 +141,13 @@ health_server(int port, const char *control)
 	nanosleep(&ts, NULL);
 	if ((lfd = listen_on(port, "127.0.0.1", "health-server")) < 0)
 		return 1;
+	if (getenv("FAKE_WORKER_EVENTS") != NULL) {	/* when it listens, for the benchmarks */
+		FILE *ev = fopen(getenv("FAKE_WORKER_EVENTS"), "a");
+		if (ev != NULL) {
+			fprintf(ev, "listening %d %lld\n", port, now_ns());
+			fclose(ev);
+		}
+	}
 	for (;;) {
 		char req[4096], what[64] = "healthy";
 		size_t n = 0;
