@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <dirent.h>
 #include <sys/stat.h>
@@ -33,6 +36,8 @@ static struct child **children;
 static size_t nchildren;
 
 static void child_spawn(struct child *);
+static void backoff_cb(evutil_socket_t, short, void *);
+static void timer_clear(struct child *);
 static void set_state(struct child *, int, const char *, ...) __attribute__((format(printf, 3, 4)));
 
 const char *
@@ -128,7 +133,7 @@ child_init(struct child *c, struct event_base *base, const char *name, char **ar
 	c->stop_timeout_ms = stop_ms;
 	c->ops = ops;
 	c->arg = arg;
-	c->log_fd = c->pipe_fd = -1;
+	c->log_fd = c->pipe_fd = c->timer_fd = -1;
 	c->last_code = c->last_signal = -1;
 	c->state_at = mono_now();
 	open_log(c);
@@ -151,8 +156,7 @@ child_free(struct child *c)
 	}
 	if (c->pipe_ev != NULL)
 		event_free(c->pipe_ev);
-	if (c->timer != NULL)
-		event_free(c->timer);
+	timer_clear(c);
 	if (c->pipe_fd >= 0)
 		close(c->pipe_fd);
 	if (c->log_fd >= 0)
@@ -279,22 +283,39 @@ log_tail(struct child *c, int lines)
 }
 
 static void
-timer_set(struct child *c, event_callback_fn fn, long ms)
-{
-	struct timeval tv = ms_tv(ms);
-	if (c->timer != NULL)
-		event_free(c->timer);
-	c->timer = evtimer_new(c->base, fn, c);
-	evtimer_add(c->timer, &tv);
-}
-
-static void
 timer_clear(struct child *c)
 {
 	if (c->timer != NULL) {
 		event_free(c->timer);
 		c->timer = NULL;
 	}
+	if (c->timer_fd >= 0) {
+		close(c->timer_fd);
+		c->timer_fd = -1;
+	}
+}
+
+/* The restart backoff runs on a timerfd: libevent's own timers wait in epoll_wait, whose timeout
+ * is whole milliseconds rounded up, and a restart is due at its backoff, not up to 1 ms later. The
+ * stop timeout (and a backoff of 0) need no such precision. */
+static void
+timer_set(struct child *c, event_callback_fn fn, long ms)
+{
+	struct timeval tv = ms_tv(ms);
+	timer_clear(c);
+	if (fn == backoff_cb && ms > 0 &&
+	    (c->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)) >= 0) {
+		struct itimerspec its = { { 0, 0 }, { ms / 1000, (ms % 1000) * 1000000L } };
+		if (timerfd_settime(c->timer_fd, 0, &its, NULL) == 0) {
+			c->timer = event_new(c->base, c->timer_fd, EV_READ, fn, c);
+			event_add(c->timer, NULL);
+			return;
+		}
+		close(c->timer_fd);
+		c->timer_fd = -1;
+	}
+	c->timer = evtimer_new(c->base, fn, c);
+	evtimer_add(c->timer, &tv);
 }
 
 static void
@@ -341,6 +362,82 @@ schedule_restart(struct child *c, double now, const char *why)
 	set_state(c, CHILD_BACKOFF, "%s; restarting in %ld ms", why, c->backoff_ms);
 }
 
+/*
+ * The new process, from clone(CLONE_VM | CLONE_VFORK) on a stack of its own: it shares the
+ * sidecar's memory until it execs (the sidecar waits, with every signal blocked), so it only makes
+ * system calls, and copies nothing of the sidecar's address space the way fork would. Its own
+ * session and process group; SIGKILL when the sidecar dies, and not at all if it already has;
+ * default dispositions and an empty mask; stdin /dev/null, stdout and stderr the log pipe; no other
+ * descriptor.
+ */
+struct spawn_args {
+	const struct child	*c;
+	int			 out;
+	pid_t			 parent;
+};
+
+/* Every descriptor from 3 up, without allocating (close_range, else the /proc listing read with
+ * getdents64 into a buffer on this stack). */
+static void
+close_from_3(void)
+{
+	char buf[1024];
+	long n;
+	int dir;
+	if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0)
+		return;
+	if ((dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return;
+	while ((n = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0)
+		for (long off = 0; off < n;) {
+			struct { unsigned long long ino; long long off; unsigned short reclen; unsigned char type;
+			    char name[]; } *d = (void *)(buf + off);
+			int fd = atoi(d->name);
+			if (fd >= 3 && fd != dir)
+				close(fd);
+			off += d->reclen;
+		}
+	close(dir);
+}
+
+__attribute__((no_sanitize("address")))
+static int
+spawn_main(void *arg)
+{
+	const struct spawn_args *a = arg;
+	struct sigaction dfl;
+	sigset_t none;
+	int null;
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	for (int s = 1; s < NSIG; s++)
+		sigaction(s, &dfl, NULL);
+	setsid();
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != a->parent)
+		_exit(1);
+	null = open("/dev/null", O_RDONLY);
+	if (null >= 0)
+		dup2(null, STDIN_FILENO);
+	dup2(a->out, STDOUT_FILENO);
+	dup2(a->out, STDERR_FILENO);
+	close_from_3();
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	execvpe(a->c->argv[0], a->c->argv, a->c->envp ? a->c->envp : environ);
+	dprintf(STDERR_FILENO, "mooncake-sidecar: cannot run %s: %s\n", a->c->argv[0], strerror(errno));
+	_exit(127);
+}
+
+/* Start the process (signals blocked by the caller); its pid, or -1 with errno. */
+static pid_t
+spawn(const struct child *c, int out, pid_t parent)
+{
+	static _Alignas(64) char stack[64 * 1024];
+	struct spawn_args a = { c, out, parent };
+	return clone(spawn_main, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+}
+
 static void
 child_spawn(struct child *c)
 {
@@ -371,34 +468,12 @@ child_spawn(struct child *c)
 	}
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
-	pid = fork();
-	if (pid == 0) {
-		sigset_t none;
-		int null;
-		for (int s = 1; s < NSIG; s++)
-			signal(s, SIG_DFL);
-		setsid();
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(1);
-		null = open("/dev/null", O_RDONLY);
-		if (null >= 0)
-			dup2(null, STDIN_FILENO);
-		dup2(pfd[1], STDOUT_FILENO);
-		dup2(pfd[1], STDERR_FILENO);
-		closefrom(3);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		execvpe(c->argv[0], c->argv, c->envp ? c->envp : environ);
-		dprintf(STDERR_FILENO, "mooncake-sidecar: cannot run %s: %s\n", c->argv[0],
-		    strerror(errno));
-		_exit(127);
-	}
+	pid = spawn(c, pfd[1], parent);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	metrics_observe(OP_SPAWN, pid < 0 ? ST_ERROR : ST_OK, mono_now() - now);
 	close(pfd[1]);
 	if (pid < 0) {
-		snprintf(why, sizeof why, "fork: %s", strerror(errno));
+		snprintf(why, sizeof why, "clone: %s", strerror(errno));
 		close(pfd[0]);
 		schedule_restart(c, now, why);
 		return;

@@ -37,6 +37,7 @@ struct child {
 	int			 pipe_fd;
 	struct event		*pipe_ev;
 	struct event		*timer;		/* backoff, or SIGKILL after the stop timeout */
+	int			 timer_fd;	/* the backoff's timerfd, or -1 */
 	int			 restart_after_stop;
 	int			 shutting_down;
 	int			 managed;	/* a gang member: its gang decides each restart */
