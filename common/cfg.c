@@ -59,6 +59,7 @@ static const struct field job_fields[] = {
 	{ "run_dir", F_STR, J(run_dir), 1, 0, NULL },
 	{ "log_dir", F_STR, J(log_dir), 0, 0, NULL },
 	{ "network_interface", F_STR, J(network_interface), 0, 0, NULL },
+	{ "user", F_STR, J(user), 0, 0, NULL },
 	{ "sidecars", F_CUSTOM, J(sidecars), 0, 0, (const void *)parse_sidecars },
 	{ NULL, 0, 0, 0, 0, NULL }
 };
@@ -632,6 +633,7 @@ cfg_defaults(struct cfg *c)
 	c->job.run_dir = xstrdup("/tmp/mooncake-sidecar/local");
 	c->job.log_dir = xstrdup("");
 	c->job.network_interface = xstrdup("");
+	c->job.user = xstrdup("");
 	c->log.max_bytes = 64L * 1024 * 1024;
 	c->log.keep = 5;
 	c->master.enabled = 1;
@@ -879,6 +881,10 @@ resolve(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
 		c->job.log_dir = xstrdup(c->job.run_dir);
 	} else if (c->job.log_dir[0] != '/')
 		strv_pushf(errs, "job.log_dir: must be an absolute path, got \"%s\"", c->job.log_dir);
+	if (strlen(c->job.user) > 32 || strspn(c->job.user, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789._-") != strlen(c->job.user) || c->job.user[0] == '-')
+		strv_pushf(errs, "job.user: \"%s\" is not a user name (up to 32 letters, digits, '.', '_' or '-', "
+		    "not starting with '-')", c->job.user);
 	if (strlen(c->job.network_interface) > 15 || strpbrk(c->job.network_interface, "/: \t") != NULL)
 		strv_pushf(errs, "job.network_interface: \"%s\" is not an interface name (up to 15 characters, "
 		    "no '/', ':' or blanks; for example \"ib0\" or \"eth0\")", c->job.network_interface);
@@ -997,6 +1003,7 @@ cfg_free(struct cfg *c)
 	free(c->job.run_dir);
 	free(c->job.log_dir);
 	free(c->job.network_interface);
+	free(c->job.user);
 	kvlist_clear(&c->job.sidecars);
 	free(c->master.node);
 	strv_freev(c->master.command);

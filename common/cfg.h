@@ -48,6 +48,7 @@ struct cfg {
 		char		*run_dir;
 		char		*log_dir;	/* the children's logs; resolved: run_dir when empty */
 		char		*network_interface;	/* the interface whose IPv4 workers use, or "" */
+		char		*user;		/* started as root: become this user before starting anything */
 		struct kvlist	 sidecars;	/* node -> its sidecar's admin URL, where not the default */
 	} job;
 	struct {

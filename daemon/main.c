@@ -1,6 +1,8 @@
 #include "config.h"
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,6 +143,8 @@ check_names(struct sidecar *s, struct strv *errs)
 		strv_pushf(errs, "job.run_dir: %s", err);
 	if (strcmp(cfg->job.log_dir, cfg->job.run_dir) != 0 && dir_safe(cfg->job.log_dir, err, sizeof err) != 0)
 		strv_pushf(errs, "job.log_dir: %s", err);
+	if (cfg->job.user[0] != '\0' && getpwnam(cfg->job.user) == NULL)
+		strv_pushf(errs, "job.user: no user \"%s\" on this node", cfg->job.user);
 	if (cfg->admin.bearer_token_file[0] != '\0' && sidecar_read_token(cfg->admin.bearer_token_file,
 	    s->token, sizeof s->token, err, sizeof err) != 0)
 		strv_pushf(errs, "admin.auth.bearer_token_file: %s", err);
@@ -171,6 +175,33 @@ fd_budget(struct cfg *cfg)
 		    (long)rl.rlim_cur, reserve, avail);
 		cfg->admin.max_connections = avail;
 	}
+}
+
+/* job.user: from root, become that user (its groups, its gid, its uid) before anything is written
+ * or started; the run and log directories become its own. Already that user: nothing to do. */
+static void
+become_user(const struct cfg *c)
+{
+	const struct passwd *pw;
+	const char *dirs[2] = { c->job.run_dir, c->job.log_dir };
+	if (c->job.user[0] == '\0')
+		return;
+	if ((pw = getpwnam(c->job.user)) == NULL)
+		fatalx(EX_NOUSER, "job.user: no user \"%s\" on this node", c->job.user);
+	if (geteuid() == pw->pw_uid)
+		return;
+	if (geteuid() != 0)
+		fatalx(EX_NOPERM, "job.user: the sidecar runs as uid %ld and cannot become %s (uid %ld); start it "
+		    "as root or as that user", (long)geteuid(), c->job.user, (long)pw->pw_uid);
+	for (int i = 0; i < 2; i++)
+		if (chown(dirs[i], pw->pw_uid, pw->pw_gid) != 0)
+			fatalx(EX_NOPERM, "job.user: chown %s to %s: %s", dirs[i], c->job.user, strerror(errno));
+	if (initgroups(c->job.user, pw->pw_gid) != 0 || setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0)
+		fatalx(EX_NOPERM, "job.user: cannot become %s: %s", c->job.user, strerror(errno));
+	if (setuid(0) == 0)
+		fatalx(EX_NOPERM, "job.user: became %s but could become root again", c->job.user);
+	log_notice("running as %s (uid %ld, gid %ld) from here on, and so do the master and the workers",
+	    c->job.user, (long)pw->pw_uid, (long)pw->pw_gid);
 }
 
 static int
@@ -310,10 +341,11 @@ main(int argc, char **argv)
 	metrics_init();
 	log_notice("mooncake-sidecar %s on node %s, job %s, run dir %s", PACKAGE_VERSION,
 	    sc.cfg.job.node, sc.cfg.job.id, sc.cfg.job.run_dir);
-	/* The unit runs it as a dynamic unprivileged user; as root, so is everything it starts. */
-	if (geteuid() == 0 && getenv("INVOCATION_ID") == NULL)
+	/* The unit runs it as a dynamic unprivileged user; as root, so is everything it starts, unless
+	 * job.user says whom to become (below, once the admin port is bound). */
+	if (geteuid() == 0 && getenv("INVOCATION_ID") == NULL && sc.cfg.job.user[0] == '\0')
 		log_warn("running as root outside systemd: the master and every worker run as root too; "
-		    "use the unit (DynamicUser=yes) or start it as an unprivileged user");
+		    "use the unit (DynamicUser=yes), set job.user, or start it as an unprivileged user");
 	/* Addresses first: a job whose workers could not reach each other starts nothing. */
 	node_address(&sc);
 	if ((sc.workers = workers_new(&sc, err, sizeof err)) == NULL)
@@ -321,6 +353,7 @@ main(int argc, char **argv)
 	if ((sc.admin = admin_new(&sc, err, sizeof err)) == NULL)
 		fatalx(EX_UNAVAILABLE, "admin: %s", err);
 	log_debug("released %ld KiB of unused library pages", memtrim_unused_libraries());
+	become_user(&sc.cfg);
 	if (sc.cfg.master.runs_here) {
 		snprintf(sc.master_address, sizeof sc.master_address, "%s", sc.cfg.master.address[0] != '\0' ?
 		    sc.cfg.master.address : sc.node_addr.addr);

@@ -22,6 +22,9 @@
  *                                  second, "/PATH?QUERY" sends one GET of it and reads nothing;
  *                                  from the source addresses SRC in turn (default any); prints
  *                                  "connected N" once they are open, then how many the server closed
+ *   testkit token-timing N         time the admin server's bearer-token check of a 64-character
+ *                                  token against a guess wrong at its first and at its last
+ *                                  character, N tries each, interleaved; print the medians
  *   testkit raw PORT FILE          send FILE's bytes to 127.0.0.1:PORT; print the first response line
  *                                  (or "closed"), and how many responses came back
  *   testkit json-get FILE PATH     print the value at PATH (keys and array indices joined by dots,
@@ -49,6 +52,7 @@
 #include <poll.h>
 #include <unistd.h>
 #include <jansson.h>
+#include "auth.h"
 
 static long long
 now_ns(void)
@@ -178,6 +182,43 @@ health_server(int port, const char *control)
 		dprintf(fd, "HTTP/1.1 %s\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok", status);
 		close(fd);
 	}
+}
+
+static int
+cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Whether a wrong token's rejection takes longer the longer its matching prefix: it must not. */
+static int
+token_timing(int n)
+{
+	static const char token[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_";
+	char first[80], last[80], right[80];
+	long long *t[3];
+	const char *h[3] = { first, last, right };
+	volatile int sink = 0;
+	snprintf(first, sizeof first, "Bearer X%s", token + 1);
+	snprintf(last, sizeof last, "Bearer %.*sX", (int)strlen(token) - 1, token);
+	snprintf(right, sizeof right, "Bearer %s", token);
+	for (int k = 0; k < 3; k++)
+		t[k] = calloc((size_t)n, sizeof **t);
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < 3; k++) {
+			long long s = now_ns();
+			for (int r = 0; r < 16; r++)
+				sink += auth_bearer_ok(h[k], token);
+			t[k][i] = now_ns() - s;
+		}
+	for (int k = 0; k < 3; k++)
+		qsort(t[k], (size_t)n, sizeof **t, cmp_ll);
+	printf("wrong at the first character: %.1f ns, wrong at the last (63 matching): %.1f ns, right: %.1f ns "
+	    "(median of %d tries of 16 checks each)\n", t[0][n / 2] / 16.0, t[1][n / 2] / 16.0, t[2][n / 2] / 16.0, n);
+	for (int k = 0; k < 3; k++)
+		free(t[k]);
+	return sink == n * 16 ? 0 : 1;
 }
 
 static int
@@ -657,6 +698,8 @@ main(int argc, char **argv)
 		return read_endpoints(argv[2], atoi(argv[3]));
 	if (argc >= 6 && strcmp(argv[1], "flood") == 0)
 		return flood(atoi(argv[2]), argv[3], atoi(argv[4]), atoi(argv[5]));
+	if (argc >= 3 && strcmp(argv[1], "token-timing") == 0)
+		return token_timing(atoi(argv[2]) > 0 ? atoi(argv[2]) : 10000);
 	if (argc >= 4 && strcmp(argv[1], "kill") == 0) {
 		long long t = now_ns();
 		if (kill((pid_t)atol(argv[3]), atoi(argv[2])) != 0) {
@@ -665,6 +708,6 @@ main(int argc, char **argv)
 		}
 		return printf("%lld\n", t) < 0;
 	}
-	fprintf(stderr, "usage: testkit freeports N | hold PORT [ADDR] | health-server PORT CONTROL | notify-recv PATH | now | alive PID | kill SIG PID | flood PORT PATH N MS | read-endpoints DIR N | watch-endpoints DIR | json-get FILE PATH | conns PORT N MODE SEC [SRC,...] | raw PORT FILE\n");
+	fprintf(stderr, "usage: testkit freeports N | hold PORT [ADDR] | health-server PORT CONTROL | notify-recv PATH | now | alive PID | kill SIG PID | flood PORT PATH N MS | read-endpoints DIR N | watch-endpoints DIR | json-get FILE PATH | conns PORT N MODE SEC [SRC,...] | raw PORT FILE | token-timing N\n");
 	return 2;
 }

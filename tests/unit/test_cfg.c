@@ -23,6 +23,8 @@ static const struct {
 	"gb (GiB), like \"4294967296\" or \"4gb\""
 	{ "[]", "configuration: must be an object, got an array" },
 	{ "{\"bogus\":1}", "bogus: unknown key" },
+	{ "{\"job\":{\"user\":\"-root\"}}", "job.user: \"-root\" is not a user name (up to 32 letters, digits, '.', '_' or '-', not starting with '-')" },
+	{ "{\"job\":{\"user\":\"a b\"}}", "job.user: \"a b\" is not a user name (up to 32 letters, digits, '.', '_' or '-', not starting with '-')" },
 	{ "{\"master\":{\"rpc_port\":70000}}", "master.rpc_port: must be 1..65535, got 70000" },
 	{ "{\"master\":{\"rpc_port\":0}}", "master.rpc_port: must be 1..65535, got 0" },
 	{ "{\"master\":{\"rpc_port\":\"50051\"}}", "master.rpc_port: must be an integer, got a string" },
