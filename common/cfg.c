@@ -102,6 +102,13 @@ static const struct field auth_fields[] = {
 	{ NULL, 0, 0, 0, 0, NULL }
 };
 
+static const struct field tls_fields[] = {
+	{ "cert_file", F_STR, A(tls_cert_file), 0, 0, NULL },
+	{ "key_file", F_STR, A(tls_key_file), 0, 0, NULL },
+	{ "client_ca_file", F_STR, A(tls_client_ca_file), 0, 0, NULL },
+	{ NULL, 0, 0, 0, 0, NULL }
+};
+
 static const struct field admin_fields[] = {
 	{ "listen", F_STR, A(listen), 1, 0, NULL },
 	{ "upstream_timeout_ms", F_INT, A(upstream_timeout_ms), 1, 600000, NULL },
@@ -111,6 +118,7 @@ static const struct field admin_fields[] = {
 	{ "max_waiters", F_INT, A(max_waiters), 0, 65536, NULL },
 	{ "debug_routes", F_BOOL, A(debug_routes), 0, 0, NULL },
 	{ "auth", F_SUB, 0, 0, 0, auth_fields },
+	{ "tls", F_SUB, 0, 0, 0, tls_fields },
 	{ "public_routes", F_STRV, A(public_routes), 0, 0, NULL },
 	{ NULL, 0, 0, 0, 0, NULL }
 };
@@ -654,6 +662,9 @@ cfg_defaults(struct cfg *c)
 	c->master.url = xstrdup("");
 	c->admin.listen = xstrdup("0.0.0.0:9103");
 	c->admin.bearer_token_file = xstrdup("");
+	c->admin.tls_cert_file = xstrdup("");
+	c->admin.tls_key_file = xstrdup("");
+	c->admin.tls_client_ca_file = xstrdup("");
 	{
 		static const char *const pub[] = { "/livez", "/readyz", NULL };
 		c->admin.public_routes = strv_dup((char *const *)pub);
@@ -881,6 +892,10 @@ resolve(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
 		c->job.log_dir = xstrdup(c->job.run_dir);
 	} else if (c->job.log_dir[0] != '/')
 		strv_pushf(errs, "job.log_dir: must be an absolute path, got \"%s\"", c->job.log_dir);
+	if ((c->admin.tls_cert_file[0] != '\0') != (c->admin.tls_key_file[0] != '\0'))
+		strv_pushf(errs, "admin.tls: cert_file and key_file go together (one is set, the other not)");
+	if (c->admin.tls_client_ca_file[0] != '\0' && c->admin.tls_cert_file[0] == '\0')
+		strv_pushf(errs, "admin.tls.client_ca_file: needs admin.tls.cert_file and key_file");
 	if (strlen(c->job.user) > 32 || strspn(c->job.user, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 	    "0123456789._-") != strlen(c->job.user) || c->job.user[0] == '-')
 		strv_pushf(errs, "job.user: \"%s\" is not a user name (up to 32 letters, digits, '.', '_' or '-', "
@@ -904,6 +919,10 @@ resolve(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
 	for (char **r = c->admin.public_routes; r != NULL && *r != NULL; r++)
 		if ((*r)[0] != '/' || strpbrk(*r, "? \t") != NULL)
 			strv_pushf(errs, "admin.public_routes: \"%s\" is not a path (\"/livez\", \"/readyz\", \"/metrics\" ...)", *r);
+	if (c->admin.tls_cert_file[0] != '\0' && c->job.nodes.n > 1)
+		strv_pushf(errs, "admin.tls: the sidecars of a job of %zu nodes reach each other over plain HTTP "
+		    "(follower, gangs, addresses); serve TLS on a single-node sidecar, or put a TLS proxy in "
+		    "front", c->job.nodes.n);
 	for (size_t i = 0; i < c->job.sidecars.n; i++)
 		if (hostlist_index(&c->job.nodes, c->job.sidecars.v[i].key) < 0)
 			strv_pushf(errs, "job.sidecars.%s: not a node of job.nodes", c->job.sidecars.v[i].key);
@@ -1013,6 +1032,9 @@ cfg_free(struct cfg *c)
 	free(c->master.url);
 	free(c->admin.listen);
 	free(c->admin.bearer_token_file);
+	free(c->admin.tls_cert_file);
+	free(c->admin.tls_key_file);
+	free(c->admin.tls_client_ca_file);
 	strv_freev(c->admin.public_routes);
 	free(c->endpoints.flavor);
 	json_decref(c->endpoints.store_config);

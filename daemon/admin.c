@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sysexits.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #include "httpc.h"
 #include "query.h"
 #include "sidecar.h"
+#include "tls.h"
 #include "view.h"
 #include "xalloc.h"
 
@@ -662,6 +664,17 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 		r->conn = conn;
 		r->route = "other";
 		*con_cls = r;
+		/* mutual TLS: a client certificate the client CA signed, on every route */
+		if (r->a->sc->tls.ca != NULL) {
+			const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn,
+			    MHD_CONNECTION_INFO_GNUTLS_SESSION);
+			char why[300], msg[400];
+			if (tls_client_verified(ci != NULL ? ci->tls_session : NULL, why, sizeof why) != 0) {
+				snprintf(msg, sizeof msg, "admin.tls.client_ca_file: %s", why);
+				r->route = "forbidden";
+				return respond_error(r, MHD_HTTP_FORBIDDEN, msg);
+			}
+		}
 		/* Errors answer at once (and the connection closes, as MHD does for early answers);
 		 * a good request is routed on the next call, once MHD holds all of it, so that the
 		 * connection stays alive. */
@@ -839,64 +852,53 @@ listen_on(const struct cfg *cfg, char *err, size_t errlen)
 	return fd;
 }
 
-struct admin *
-admin_new(struct sidecar *sc, char *err, size_t errlen)
+/* libmicrohttpd, driven from the loop: over TLS when admin.tls gives a certificate. */
+static int
+mhd_start(struct admin *a, const struct tls_pem *tls)
 {
-	struct admin *a = xcalloc(1, sizeof *a);
+	const struct cfg *c = &a->sc->cfg;
 	const union MHD_DaemonInfo *info;
 	unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG | MHD_USE_TURBO |
 	    MHD_USE_NO_LISTEN_SOCKET;
-
-	a->sc = sc;
-	if ((a->lfd = listen_on(&sc->cfg, err, errlen)) < 0) {
-		free(a);
-		return NULL;
-	}
-	if (sc->cfg.admin.family == AF_INET6)
+	struct MHD_OptionItem tls_opts[] = {
+		{ MHD_OPTION_HTTPS_MEM_KEY, 0, tls->key },
+		{ MHD_OPTION_HTTPS_MEM_CERT, 0, tls->cert },
+		{ tls->ca != NULL ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0, tls->ca },
+		{ MHD_OPTION_END, 0, NULL }
+	};
+	if (c->admin.family == AF_INET6)
 		flags |= MHD_USE_IPv6;
+	if (tls->cert != NULL)
+		flags |= MHD_USE_TLS;
 	a->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handler, a,
 	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, a,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)sc->cfg.admin.max_connections,
-	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)sc->cfg.admin.max_connections_per_ip,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)c->admin.max_connections,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)c->admin.max_connections_per_ip,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)ADMIN_IDLE_TIMEOUT_S,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)ADMIN_MEMORY_LIMIT,
 	    MHD_OPTION_NOTIFY_COMPLETED, completed, a,
 	    MHD_OPTION_UNESCAPE_CALLBACK, unescape, a,
+	    MHD_OPTION_ARRAY, tls->cert != NULL ? tls_opts : &tls_opts[3],
 	    MHD_OPTION_END);
-	if (a->mhd == NULL) {
-		snprintf(err, errlen, "cannot start the admin server on %s (admin.listen)",
-		    sc->cfg.admin.listen);
-		close(a->lfd);
-		free(a);
-		return NULL;
-	}
+	if (a->mhd == NULL)
+		return -1;
 	info = MHD_get_daemon_info(a->mhd, MHD_DAEMON_INFO_EPOLL_FD);
-	a->io = event_new(sc->base, info->epoll_fd, EV_READ | EV_PERSIST, io_cb, a);
+	a->io = event_new(a->sc->base, info->epoll_fd, EV_READ | EV_PERSIST, io_cb, a);
 	event_add(a->io, NULL);
-	a->timer = evtimer_new(sc->base, io_cb, a);
-	a->kick = event_new(sc->base, -1, 0, io_cb, a);
-	a->accept_ev = event_new(sc->base, a->lfd, EV_READ | EV_PERSIST, accept_cb, a);
-	a->accept_pause = evtimer_new(sc->base, accept_resume_cb, a);
-	event_add(a->accept_ev, NULL);
-	if (sc->cfg.master.runs_here)
-		a->proxy = httpc_new(sc->base, &sc->master_targets[PROBE_ADMIN], PROXY_POOL, PROXY_MAX_BODY,
-		    sc->cfg.admin.upstream_timeout_ms);
-	admin_run(a);
-	log_info("admin: listening on %s", sc->cfg.admin.listen);
-	return a;
+	return 0;
 }
 
-void
-admin_free(struct admin *a)
+/* Answer everything held (long-polls with what they wait on, proxied requests with 503 and why),
+ * and stop libmicrohttpd; the listening socket stays. */
+static void
+mhd_stop(struct admin *a, const char *why)
 {
-	if (a == NULL)
-		return;
 	a->closing = 1;
 	while (a->waiters != NULL)
 		wake(a->waiters);
 	while (a->suspended != NULL) {
 		struct request *r = a->suspended;
-		char *s = error_json(a, "the sidecar is stopping");
+		char *s = error_json(a, why);
 		httpc_cancel(r->up);
 		flight_leave(r);
 		resume(r, MHD_HTTP_SERVICE_UNAVAILABLE, make_response("application/json", s, strlen(s)));
@@ -904,7 +906,73 @@ admin_free(struct admin *a)
 	}
 	MHD_run(a->mhd);
 	MHD_stop_daemon(a->mhd);
+	a->mhd = NULL;
 	event_free(a->io);
+	a->io = NULL;
+}
+
+struct admin *
+admin_new(struct sidecar *sc, char *err, size_t errlen)
+{
+	struct admin *a = xcalloc(1, sizeof *a);
+
+	a->sc = sc;
+	if ((a->lfd = listen_on(&sc->cfg, err, errlen)) < 0) {
+		free(a);
+		return NULL;
+	}
+	a->timer = evtimer_new(sc->base, io_cb, a);
+	a->kick = event_new(sc->base, -1, 0, io_cb, a);
+	if (mhd_start(a, &sc->tls) != 0) {
+		snprintf(err, errlen, "cannot start the admin server on %s (admin.listen)",
+		    sc->cfg.admin.listen);
+		event_free(a->timer);
+		event_free(a->kick);
+		close(a->lfd);
+		free(a);
+		return NULL;
+	}
+	a->accept_ev = event_new(sc->base, a->lfd, EV_READ | EV_PERSIST, accept_cb, a);
+	a->accept_pause = evtimer_new(sc->base, accept_resume_cb, a);
+	event_add(a->accept_ev, NULL);
+	if (sc->cfg.master.runs_here)
+		a->proxy = httpc_new(sc->base, &sc->master_targets[PROBE_ADMIN], PROXY_POOL, PROXY_MAX_BODY,
+		    sc->cfg.admin.upstream_timeout_ms);
+	admin_run(a);
+	log_info("admin: listening on %s%s", sc->cfg.admin.listen, sc->tls.cert != NULL ? " (HTTPS)" : "");
+	return a;
+}
+
+/* SIGHUP: read admin.tls's files again; when they are good, serve them from now on (a renewed
+ * certificate without a restart). The admin server starts over: what it holds is answered first,
+ * and the listening socket (the sidecar's own) keeps every connection that arrives meanwhile. */
+void
+admin_reload_tls(struct admin *a)
+{
+	struct tls_pem t;
+	char err[600];
+	if (a == NULL || a->sc->cfg.admin.tls_cert_file[0] == '\0')
+		return;
+	if (tls_load(&a->sc->cfg, &t, err, sizeof err) != 0) {
+		log_err("admin: %s; still serving the certificate read before", err);
+		return;
+	}
+	mhd_stop(a, "the admin server is reloading its certificate");
+	tls_pem_free(&a->sc->tls);
+	a->sc->tls = t;
+	if (mhd_start(a, &a->sc->tls) != 0)
+		fatalx(EX_UNAVAILABLE, "admin: cannot start the admin server again with the new certificate");
+	a->closing = 0;
+	admin_run(a);
+	log_notice("admin: serving %s again (admin.tls reloaded)", a->sc->cfg.admin.tls_cert_file);
+}
+
+void
+admin_free(struct admin *a)
+{
+	if (a == NULL)
+		return;
+	mhd_stop(a, "the sidecar is stopping");
 	event_free(a->timer);
 	event_free(a->kick);
 	event_free(a->accept_ev);

@@ -10,6 +10,8 @@ struct admin;
 struct admin	*admin_new(struct sidecar *, char *, size_t);
 /* Answer every suspended request with 503 and stop listening. */
 void		 admin_free(struct admin *);
+/* SIGHUP: serve admin.tls's certificate and key as the files now say (when they are good). */
+void		 admin_reload_tls(struct admin *);
 /* Something a long-poll may wait on changed (/endpoints, /gangs): answer those it concerns. */
 void		 admin_changed(struct admin *);
 /* Requests answered by an identical upstream GET already in flight (coalesced). */

@@ -145,6 +145,8 @@ check_names(struct sidecar *s, struct strv *errs)
 		strv_pushf(errs, "job.log_dir: %s", err);
 	if (cfg->job.user[0] != '\0' && getpwnam(cfg->job.user) == NULL)
 		strv_pushf(errs, "job.user: no user \"%s\" on this node", cfg->job.user);
+	if (cfg->admin.tls_cert_file[0] != '\0' && tls_load(cfg, &s->tls, err, sizeof err) != 0)
+		strv_pushf(errs, "%s", err);
 	if (cfg->admin.bearer_token_file[0] != '\0' && sidecar_read_token(cfg->admin.bearer_token_file,
 	    s->token, sizeof s->token, err, sizeof err) != 0)
 		strv_pushf(errs, "admin.auth.bearer_token_file: %s", err);
@@ -301,11 +303,13 @@ main(int argc, char **argv)
 	if (status)
 		return status_main(status_url ? status_url : "http://127.0.0.1:9103", token_file);
 	if (check_config(path, &ov, &sc, !check) != 0) {
+		tls_pem_free(&sc.tls);
 		cfg_free(&sc.cfg);
 		return EX_CONFIG;
 	}
 	if (check || plan) {
 		int rc = plan ? plan_print(&sc.cfg, plan == 2, stdout) : 0;
+		tls_pem_free(&sc.tls);
 		cfg_free(&sc.cfg);
 		return rc;
 	}
@@ -392,6 +396,7 @@ main(int argc, char **argv)
 	for (int i = 0; i < nsigs; i++)
 		event_free(sigev[i]);
 	event_base_free(sc.base);
+	tls_pem_free(&sc.tls);
 	cfg_free(&sc.cfg);
 	log_notice("stopped");
 	return exit_code;

@@ -129,6 +129,8 @@ act(struct sidecar *s, const struct target *t, const struct rc_actions *a)
 	char status[2048];
 	if (a->reopen_logs && s->master != NULL)
 		master_reopen_log(s->master);
+	if (a->reopen_logs)
+		admin_reload_tls(s->admin);
 	if (a->publish != RC_PUBLISH_NONE) {
 		struct endpoints_master m = t->m;
 		if (a->publish == RC_PUBLISH_NOT_READY)

@@ -5,6 +5,7 @@
 #include "cfg.h"
 #include "httpc.h"
 #include "nodeaddr.h"
+#include "tls.h"
 #include "url.h"
 
 struct master;
@@ -31,6 +32,7 @@ struct sidecar {
 	struct nodeaddr		 node_addr;	/* this node's, for its workers and MOONCAKE_LOCAL_HOSTNAME */
 	int			 iface_missing;	/* job.network_interface has no address here */
 	char			 token[4097];	/* admin.auth's bearer token, or "" */
+	struct tls_pem		 tls;		/* admin.tls, read and checked; cert NULL: plain HTTP */
 	struct httpc_target	 master_targets[3];	/* where the probes and the proxy connect */
 	unsigned		 published;	/* the master generation last written as ready */
 	char			 published_target[URL_HOST_MAX * 2 + 64];	/* and where it pointed workers */

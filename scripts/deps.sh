@@ -3,8 +3,8 @@
 #   scripts/deps.sh            build and test dependencies
 #   scripts/deps.sh PKG...     those plus extra packages (benchmarks, tools)
 set -euo pipefail
-need=(build-essential autoconf automake libtool pkg-config libevent-dev libmicrohttpd-dev
-	libsystemd-dev libjansson-dev check curl procps "$@")
+need=(build-essential autoconf automake libtool pkg-config libevent-dev libmicrohttpd-dev libgnutls28-dev
+	libsystemd-dev libjansson-dev check curl procps openssl "$@")
 missing=()
 for p in "${need[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

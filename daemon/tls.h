@@ -1,0 +1,19 @@
+#ifndef DAEMON_TLS_H
+#define DAEMON_TLS_H
+#include <stddef.h>
+
+struct cfg;
+
+/* admin.tls: the PEM of the certificate (chain), the key and the client CA, read from their files
+ * and checked together with GnuTLS (before the loop, and again at SIGHUP). */
+struct tls_pem {
+	char	*cert, *key, *ca;	/* ca NULL: no client certificates asked for */
+};
+
+/* 0 with t filled, -1 with err naming the key and GnuTLS's reason; t is untouched then. */
+int	tls_load(const struct cfg *, struct tls_pem *, char *, size_t);
+void	tls_pem_free(struct tls_pem *);
+/* Did the peer of this GnuTLS session present a certificate that the client CA signed? 0, or -1
+ * with why. */
+int	tls_client_verified(void *, char *, size_t);
+#endif
