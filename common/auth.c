@@ -45,6 +45,81 @@ auth_bearer_ok(const char *header, const char *token)
 	return diff == 0 && hl == tl;
 }
 
+static int
+b64_value(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+int
+auth_basic_parse(const char *header, char *user, size_t ulen, char *pass, size_t plen)
+{
+	char buf[1024];
+	size_t n = 0, len, i;
+	unsigned acc = 0;
+	int bits = 0, pad = 0;
+	const char *colon;
+	if (header == NULL || strncasecmp(header, "Basic ", 6) != 0)
+		return -1;
+	header += 6;
+	while (*header == ' ')
+		header++;
+	len = strlen(header);
+	while (len > 0 && (header[len - 1] == ' ' || header[len - 1] == '\t'))
+		len--;
+	if (len == 0 || len % 4 != 0)
+		return -1;
+	for (i = 0; i < len; i++) {
+		int v = b64_value((unsigned char)header[i]);
+		if (header[i] == '=' && i >= len - 2) {
+			pad++;
+			continue;
+		}
+		if (v < 0 || pad > 0)
+			return -1;
+		acc = (acc << 6) | (unsigned)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (n >= sizeof buf - 1)
+				return -1;
+			buf[n++] = (char)((acc >> bits) & 0xff);
+		}
+	}
+	if ((acc & ((1u << bits) - 1)) != 0)
+		return -1;		/* bits past the end must be zero (one encoding per text) */
+	for (i = 0; i < n; i++)
+		if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+			return -1;
+	buf[n] = '\0';
+	if ((colon = memchr(buf, ':', n)) == NULL || colon == buf || (size_t)(colon - buf) >= ulen ||
+	    n - (size_t)(colon - buf) - 1 >= plen)
+		return -1;
+	memcpy(user, buf, (size_t)(colon - buf));
+	user[colon - buf] = '\0';
+	memcpy(pass, colon + 1, n - (size_t)(colon - buf) - 1);
+	pass[n - (size_t)(colon - buf) - 1] = '\0';
+	return 0;
+}
+
+int
+auth_bcrypt_hash_ok(const char *h)
+{
+	static const char alphabet[] = "./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	int cost;
+	if (strlen(h) != 60 || h[0] != '$' || h[1] != '2' || strchr("aby", h[2]) == NULL || h[2] == '\0' ||
+	    h[3] != '$' || h[4] < '0' || h[4] > '3' || h[5] < '0' || h[5] > '9' || h[6] != '$')
+		return 0;
+	cost = (h[4] - '0') * 10 + (h[5] - '0');
+	return cost >= 4 && cost <= 31 && strspn(h + 7, alphabet) == 53;
+}
+
 int
 auth_public(const char *path, char *const *routes)
 {

@@ -17,6 +17,13 @@ int	auth_token_parse(const char *, size_t, char *, size_t, char *, size_t);
 /* Does the Authorization header value (NULL: none) carry token? The scheme is matched without
  * regard to case; the comparison takes the same time wherever the first difference is. */
 int	auth_bearer_ok(const char *, const char *);
+/* "Basic <base64 of user:password>" (the scheme in any case): 0 with user and password (NUL-
+ * terminated, the user without ':', neither holding a control character), -1 when the header is
+ * not that or does not fit. */
+int	auth_basic_parse(const char *, char *, size_t, char *, size_t);
+/* Is it a bcrypt hash crypt() checks: $2a$, $2b$ or $2y$, a cost of 04 to 31, 53 characters of
+ * salt and hash in bcrypt's alphabet? (A plain-text password is not.) */
+int	auth_bcrypt_hash_ok(const char *);
 /* Is path (what precedes any '?') one of the NULL-terminated routes? */
 int	auth_public(const char *, char *const *);
 #endif

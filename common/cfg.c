@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "auth.h"
 #include "cfg.h"
 #include "url.h"
 #include "workercmd.h"
@@ -48,6 +49,7 @@ static const struct field restart_fields[] = {
 
 static void parse_store_config(json_t *, const char *, void *, struct strv *);
 static void parse_sidecars(json_t *, const char *, void *, struct strv *);
+static void parse_basic_users(json_t *, const char *, void *, struct strv *);
 static void parse_groups(json_t *, const char *, void *, struct strv *);
 
 #define J(m)	offsetof(struct cfg, job.m)
@@ -99,6 +101,7 @@ static const struct field master_fields[] = {
 #define A(m)	offsetof(struct cfg, admin.m)
 static const struct field auth_fields[] = {
 	{ "bearer_token_file", F_STR, A(bearer_token_file), 0, 0, NULL },
+	{ "basic_auth_users", F_CUSTOM, A(basic_users), 0, 0, (const void *)parse_basic_users },
 	{ NULL, 0, 0, 0, 0, NULL }
 };
 
@@ -580,6 +583,37 @@ parse_sidecars(json_t *j, const char *path, void *dst, struct strv *errs)
 	}
 }
 
+/* admin.auth.basic_auth_users: user -> bcrypt hash, as Prometheus's web configuration has it; a
+ * plain-text password is refused. */
+static void
+parse_basic_users(json_t *j, const char *path, void *dst, struct strv *errs)
+{
+	struct kvlist *out = dst;
+	const char *k;
+	json_t *v;
+	if (!json_is_object(j)) {
+		strv_pushf(errs, "%s: must be an object of user names to bcrypt hashes, got %s", path, json_kind(j));
+		return;
+	}
+	kvlist_clear(out);
+	out->v = xcalloc(json_object_size(j) + 1, sizeof(struct kv));
+	json_object_foreach(j, k, v) {
+		char *p = path_join(path, k), *s = get_string(v, p, errs);
+		if (*k == '\0' || strlen(k) > 255 || strchr(k, ':') != NULL || strpbrk(k, "\t\r\n") != NULL) {
+			strv_pushf(errs, "%s: not a user name (1 to 255 characters, no ':' or control character)", p);
+			free(s);
+		} else if (s != NULL && !auth_bcrypt_hash_ok(s)) {
+			strv_pushf(errs, "%s: not a bcrypt hash ($2a$, $2b$ or $2y$, as htpasswd -B or mkpasswd -m "
+			    "bcrypt write it); plain-text passwords are not accepted", p);
+			free(s);
+		} else if (s != NULL) {
+			out->v[out->n].key = xstrdup(k);
+			out->v[out->n++].value = s;
+		}
+		free(p);
+	}
+}
+
 static void
 group_defaults(struct worker_group *g)
 {
@@ -1032,6 +1066,7 @@ cfg_free(struct cfg *c)
 	free(c->master.url);
 	free(c->admin.listen);
 	free(c->admin.bearer_token_file);
+	kvlist_clear(&c->admin.basic_users);
 	free(c->admin.tls_cert_file);
 	free(c->admin.tls_key_file);
 	free(c->admin.tls_client_ca_file);

@@ -84,6 +84,7 @@ struct cfg {
 		long		 max_waiters;	/* /endpoints long-polls held at once */
 		int		 debug_routes;	/* proxy the master's routes that list keys, segments, ... */
 		char		*bearer_token_file;	/* admin.auth: "" means no authentication */
+		struct kvlist	 basic_users;		/* admin.auth.basic_auth_users: user -> bcrypt hash */
 		char		*tls_cert_file;		/* admin.tls: "" means plain HTTP */
 		char		*tls_key_file;
 		char		*tls_client_ca_file;	/* "": no client certificates asked for */

@@ -17,6 +17,7 @@
 #include <jansson.h>
 #include "admin.h"
 #include "auth.h"
+#include "basic.h"
 #include "buf.h"
 #include "child.h"
 #include "clock.h"
@@ -57,6 +58,7 @@ struct admin {
 	struct event		*timer;
 	struct event		*kick;		/* one MHD_run after all resumes of a loop pass */
 	int			 closing;	/* admin_free: nothing is suspended any more */
+	struct basic		*basic;		/* admin.auth.basic_auth_users, or NULL */
 	int			 lfd;		/* the listening socket: accepted here, handed to MHD */
 	struct event		*accept_ev;
 	struct event		*accept_pause;	/* re-arms accept after the fd limit was hit */
@@ -92,6 +94,7 @@ struct request {
 	struct buf		 own;		/* /metrics: the sidecar's part */
 	struct event		*wait_ev;	/* /endpoints long-poll deadline */
 	struct event		*eof_ev;	/* while suspended: has the client gone? */
+	struct basic_req	*auth_req;	/* a basic-auth password being checked */
 	char			 since[32];
 	int			 gangs;		/* a long-poll of /gangs, not /endpoints */
 	struct request		*next;
@@ -117,6 +120,16 @@ make_response(const char *ctype, const void *body, size_t len)
 	return r;
 }
 
+/* 401: the schemes admin.auth accepts. */
+static void
+challenge(const struct admin *a, struct MHD_Response *resp)
+{
+	if (a->sc->token[0] != '\0')
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"mooncake-sidecar\"");
+	if (a->basic != NULL)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Basic realm=\"mooncake-sidecar\"");
+}
+
 static enum MHD_Result
 respond(struct request *r, int code, const char *ctype, const char *body, size_t len)
 {
@@ -125,7 +138,7 @@ respond(struct request *r, int code, const char *ctype, const char *body, size_t
 	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
 	if (code == MHD_HTTP_UNAUTHORIZED)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"mooncake-sidecar\"");
+		challenge(r->a, resp);
 	r->code = code;
 	ret = MHD_queue_response(r->conn, (unsigned)code, resp);
 	MHD_destroy_response(resp);
@@ -154,6 +167,21 @@ respond_error(struct request *r, int code, const char *msg)
 	char *s = error_json(r->a, msg);
 	enum MHD_Result ret = respond(r, code, "application/json", s, strlen(s));
 	free(s);
+	return ret;
+}
+
+/* 503 with Retry-After: 1, for a limit that frees up soon. */
+static enum MHD_Result
+respond_retry_later(struct request *r, const char *msg)
+{
+	char *e = error_json(r->a, msg);
+	struct MHD_Response *m = make_response("application/json", e, strlen(e));
+	enum MHD_Result ret;
+	free(e);
+	MHD_add_response_header(m, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+	r->code = MHD_HTTP_SERVICE_UNAVAILABLE;
+	ret = MHD_queue_response(r->conn, MHD_HTTP_SERVICE_UNAVAILABLE, m);
+	MHD_destroy_response(m);
 	return ret;
 }
 
@@ -603,19 +631,9 @@ route(struct request *r, const char *url)
 			struct timeval tv = ms_tv(query_ms(tmo, 25000, 60000));
 			if (a->nwaiters >= a->sc->cfg.admin.max_waiters) {
 				char msg[160];
-				struct MHD_Response *m;
-				enum MHD_Result ret;
-				char *e;
 				snprintf(msg, sizeof msg, "%ld long-polls are waiting already "
 				    "(admin.max_waiters); retry later", a->nwaiters);
-				e = error_json(a, msg);
-				m = make_response("application/json", e, strlen(e));
-				free(e);
-				MHD_add_response_header(m, MHD_HTTP_HEADER_RETRY_AFTER, "1");
-				r->code = MHD_HTTP_SERVICE_UNAVAILABLE;
-				ret = MHD_queue_response(r->conn, MHD_HTTP_SERVICE_UNAVAILABLE, m);
-				MHD_destroy_response(m);
-				return ret;
+				return respond_retry_later(r, msg);
 			}
 			snprintf(r->since, sizeof r->since, "%s", since);
 			MHD_suspend_connection(r->conn);
@@ -649,6 +667,50 @@ route(struct request *r, const char *url)
 		free(s);
 		return ret;
 	}
+}
+
+static const char unauthorized_msg[] = "this route needs credentials (admin.auth): \"Authorization: Bearer "
+    "<token>\" or \"Basic\" with a user of basic_auth_users";
+
+/* A basic-auth password was checked (on the bcrypt thread): route the request, or answer 401. */
+static void
+basic_done(int ok, void *arg)
+{
+	struct request *r = arg;
+	struct MHD_Response *resp = NULL;
+	r->auth_req = NULL;
+	if (!ok) {
+		char *s = error_json(r->a, unauthorized_msg);
+		resp = make_response("application/json", s, strlen(s));
+		free(s);
+		challenge(r->a, resp);
+		r->route = "unauthorized";
+	}
+	resume(r, ok ? 0 : MHD_HTTP_UNAUTHORIZED, resp);
+}
+
+/* admin.auth on a route that is not public: the bearer token now, a basic-auth password once the
+ * bcrypt thread has checked it (or at once when it passed before). */
+static enum MHD_Result
+authorize(struct request *r, const char *header)
+{
+	char user[256], pass[512];
+	int rc;
+	if (r->a->sc->token[0] != '\0' && auth_bearer_ok(header, r->a->sc->token))
+		return MHD_YES;
+	if (r->a->basic == NULL || auth_basic_parse(header, user, sizeof user, pass, sizeof pass) != 0) {
+		r->route = "unauthorized";
+		return respond_error(r, MHD_HTTP_UNAUTHORIZED, unauthorized_msg);
+	}
+	rc = basic_check(r->a->basic, user, pass, basic_done, r, &r->auth_req);
+	explicit_bzero(pass, sizeof pass);
+	if (rc == BASIC_OK)
+		return MHD_YES;
+	if (rc == BASIC_BUSY)
+		return respond_retry_later(r, "too many passwords are being checked (admin.auth.basic_auth_users); "
+		    "retry later");
+	suspend(r);
+	return MHD_YES;
 }
 
 static enum MHD_Result
@@ -690,13 +752,10 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 		if (query_has_control(r->path, strlen(r->path)))
 			return respond_error(r, MHD_HTTP_BAD_REQUEST,
 			    "control character or malformed percent-encoding in the path");
-		if (r->a->sc->token[0] != '\0' && !auth_public(r->path, r->a->sc->cfg.admin.public_routes) &&
-		    !auth_bearer_ok(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-		    MHD_HTTP_HEADER_AUTHORIZATION), r->a->sc->token)) {
-			r->route = "unauthorized";
-			return respond_error(r, MHD_HTTP_UNAUTHORIZED,
-			    "this route needs \"Authorization: Bearer <token>\" (admin.auth)");
-		}
+		if ((r->a->sc->token[0] != '\0' || r->a->basic != NULL) &&
+		    !auth_public(r->path, r->a->sc->cfg.admin.public_routes))
+			return authorize(r, MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+			    MHD_HTTP_HEADER_AUTHORIZATION));
 		return MHD_YES;
 	}
 	if (r->resp != NULL) {
@@ -709,7 +768,7 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	if (r->up != NULL || r->wait_ev != NULL)
+	if (r->up != NULL || r->wait_ev != NULL || r->auth_req != NULL)
 		return MHD_YES;
 	/* a request that arrives (or follows on a kept-alive connection) while the server closes is
 	 * answered at once: libmicrohttpd cannot be stopped with a connection suspended */
@@ -725,6 +784,7 @@ completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_Reque
 	if (r == NULL)
 		return;
 	metrics_http(r->route, r->code);
+	basic_cancel(r->auth_req);
 	httpc_cancel(r->up);
 	flight_leave(r);
 	unwatch(r);
@@ -899,6 +959,8 @@ mhd_stop(struct admin *a, const char *why)
 	while (a->suspended != NULL) {
 		struct request *r = a->suspended;
 		char *s = error_json(a, why);
+		basic_cancel(r->auth_req);
+		r->auth_req = NULL;
 		httpc_cancel(r->up);
 		flight_leave(r);
 		resume(r, MHD_HTTP_SERVICE_UNAVAILABLE, make_response("application/json", s, strlen(s)));
@@ -923,9 +985,11 @@ admin_new(struct sidecar *sc, char *err, size_t errlen)
 	}
 	a->timer = evtimer_new(sc->base, io_cb, a);
 	a->kick = event_new(sc->base, -1, 0, io_cb, a);
+	a->basic = basic_new(sc->base, &sc->cfg.admin.basic_users);
 	if (mhd_start(a, &sc->tls) != 0) {
 		snprintf(err, errlen, "cannot start the admin server on %s (admin.listen)",
 		    sc->cfg.admin.listen);
+		basic_free(a->basic);
 		event_free(a->timer);
 		event_free(a->kick);
 		close(a->lfd);
@@ -973,6 +1037,7 @@ admin_free(struct admin *a)
 	if (a == NULL)
 		return;
 	mhd_stop(a, "the sidecar is stopping");
+	basic_free(a->basic);
 	event_free(a->timer);
 	event_free(a->kick);
 	event_free(a->accept_ev);

@@ -3,7 +3,7 @@
 #   scripts/deps.sh            build and test dependencies
 #   scripts/deps.sh PKG...     those plus extra packages (benchmarks, tools)
 set -euo pipefail
-need=(build-essential autoconf automake libtool pkg-config libevent-dev libmicrohttpd-dev libgnutls28-dev
+need=(build-essential autoconf automake libtool pkg-config libevent-dev libmicrohttpd-dev libgnutls28-dev libcrypt-dev
 	libsystemd-dev libjansson-dev check curl procps openssl "$@")
 missing=()
 for p in "${need[@]}"; do

@@ -20,6 +20,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	if (auth_token_parse(s, len, out, sizeof out, err, sizeof err) == 0 &&
 	    (strlen(out) < AUTH_TOKEN_MIN || strchr(out, ' ') != NULL))
 		abort();
+	{
+		char user[256], pass[512];
+		if (auth_basic_parse(s, user, sizeof user, pass, sizeof pass) == 0 &&
+		    (user[0] == '\0' || strchr(user, ':') != NULL || strlen(user) >= sizeof user))
+			abort();
+	}
+	if (auth_bcrypt_hash_ok(s) && (len != 60 || s[0] != '$'))
+		abort();
 	free(s);
 	return 0;
 }

@@ -2,7 +2,8 @@
 # admin.auth: with a bearer token file, every route but admin.public_routes (/livez, /readyz) answers
 # 401 with WWW-Authenticate without the token or with a wrong one; the right one opens them all
 # (the proxied master routes and /metrics too). --status --token-file, and a follower with the same
-# configuration, speak it. A bad token file is a -n error naming the key.
+# configuration, speak it. A bad token file is a -n error naming the key. basic_auth_users (bcrypt
+# hashes) work beside the token, checked off the loop.
 . "$(dirname "$0")/lib.sh"
 export MC_STANDIN_START_DELAY_MS=100
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/token"
@@ -54,4 +55,39 @@ sed "s|$T/token|$T/missing|" "$T/a.json" >"$T/bad.json"
 "$SIDECAR" -n -c "$T/bad.json" >"$T/n.out" 2>&1 && fail "-n accepted a missing token file"
 grep -q "admin.auth.bearer_token_file: $T/missing: No such file or directory" "$T/n.out" || fail "-n: $(cat "$T/n.out")"
 pass "401s counted in the metrics; -n refuses a short or missing token file, naming the key"
+
+# Basic auth (basic_auth_users, bcrypt hashes) beside the token. The checks run off the loop: while
+# one for a cost-14 hash (about a second of CPU) is pending, /livez still answers.
+HP=$("$TESTKIT" bcrypt 5 "pr0m-pass") && HS=$("$TESTKIT" bcrypt 14 "slow-pass") || fail "testkit bcrypt"
+kill -TERM "$SC_PID"; wait "$SC_PID"
+new_ports
+BASIC='"auth": { "bearer_token_file": "'"$T/token"'", "basic_auth_users": { "prom": "'"$HP"'", "slow": "'"$HS"'" } }'
+write_config basic '"address": "127.0.0.1"' '"admin": { "listen": "127.0.0.1:@SIDE@", '"$BASIC"' }'
+start_sidecar basic
+wait_for 10 notified 'READY=1' || fail "no READY=1"
+[ "$(code /status -u prom:pr0m-pass)" = 200 ] && [ "$(code /metrics -u prom:pr0m-pass)" = 200 ] ||
+    fail "basic auth with the right password: $(code /status -u prom:pr0m-pass)"
+[ "$(code /status -u prom:wrong)" = 401 ] && [ "$(code /status -u stranger:pr0m-pass)" = 401 ] &&
+    [ "$(code /status -H "Authorization: Bearer $TOKEN")" = 200 ] || fail "basic auth: wrong password or user not refused"
+curl -s -D "$T/h" -o /dev/null -u prom:wrong "http://127.0.0.1:$SIDE/status"
+grep -qi '^WWW-Authenticate: Basic realm="mooncake-sidecar"' "$T/h" && grep -qi '^WWW-Authenticate: Bearer' "$T/h" ||
+    fail "401 does not offer both schemes: $(cat "$T/h")"
+curl -s -o "$T/slow.out" -w '%{http_code}' -u slow:slow-pass "http://127.0.0.1:$SIDE/status" >"$T/slow.code" &
+SLOW=$!
+t0=$(now_ms)
+meanwhile() { [ "$(code /livez)" = 200 ] && alive "$SLOW"; }
+wait_for 5 meanwhile || fail "/livez was not answered while a bcrypt check was pending (the loop waited for it)"
+during=$(( $(now_ms) - t0 ))
+wait "$SLOW"
+first=$(( $(now_ms) - t0 ))
+[ "$(cat "$T/slow.code")" = 200 ] || fail "the cost-14 user: $(cat "$T/slow.code")"
+t1=$(now_ms)
+[ "$(code /status -u slow:slow-pass)" = 200 ] || fail "the remembered password was refused"
+again=$(( $(now_ms) - t1 ))
+pass "basic_auth_users: right password 200, wrong one or unknown user 401 offering Basic and Bearer; /livez answered ${during} ms into a pending cost-14 check, which took ${first} ms; the same password again ${again} ms (remembered)"
+
+sed "s|\"prom\": \"[^\"]*\"|\"prom\": \"pr0m-pass\"|" "$T/basic.json" >"$T/bad.json"
+"$SIDECAR" -n -c "$T/bad.json" >"$T/n.out" 2>&1 && fail "-n accepted a plain-text password"
+grep -q 'admin.auth.basic_auth_users.prom: not a bcrypt hash' "$T/n.out" || fail "-n: $(cat "$T/n.out")"
+pass "-n refuses a plain-text password in basic_auth_users, naming the user"
 finish

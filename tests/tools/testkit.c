@@ -25,6 +25,7 @@
  *   testkit token-timing N         time the admin server's bearer-token check of a 64-character
  *                                  token against a guess wrong at its first and at its last
  *                                  character, N tries each, interleaved; print the medians
+ *   testkit bcrypt COST PASSWORD   print PASSWORD's bcrypt hash ($2b$, cost COST)
  *   testkit raw PORT FILE          send FILE's bytes to 127.0.0.1:PORT; print the first response line
  *                                  (or "closed"), and how many responses came back
  *   testkit json-get FILE PATH     print the value at PATH (keys and array indices joined by dots,
@@ -52,6 +53,7 @@
 #include <poll.h>
 #include <unistd.h>
 #include <jansson.h>
+#include <crypt.h>
 #include "auth.h"
 
 static long long
@@ -698,6 +700,14 @@ main(int argc, char **argv)
 		return read_endpoints(argv[2], atoi(argv[3]));
 	if (argc >= 6 && strcmp(argv[1], "flood") == 0)
 		return flood(atoi(argv[2]), argv[3], atoi(argv[4]), atoi(argv[5]));
+	if (argc >= 4 && strcmp(argv[1], "bcrypt") == 0) {
+		char salt[CRYPT_GENSALT_OUTPUT_SIZE];
+		const char *h;
+		if (crypt_gensalt_rn("$2b$", (unsigned long)atol(argv[2]), NULL, 0, salt, sizeof salt) == NULL ||
+		    (h = crypt(argv[3], salt)) == NULL || h[0] == '*')
+			return 1;
+		return printf("%s\n", h) < 0;
+	}
 	if (argc >= 3 && strcmp(argv[1], "token-timing") == 0)
 		return token_timing(atoi(argv[2]) > 0 ? atoi(argv[2]) : 10000);
 	if (argc >= 4 && strcmp(argv[1], "kill") == 0) {
@@ -708,6 +718,6 @@ main(int argc, char **argv)
 		}
 		return printf("%lld\n", t) < 0;
 	}
-	fprintf(stderr, "usage: testkit freeports N | hold PORT [ADDR] | health-server PORT CONTROL | notify-recv PATH | now | alive PID | kill SIG PID | flood PORT PATH N MS | read-endpoints DIR N | watch-endpoints DIR | json-get FILE PATH | conns PORT N MODE SEC [SRC,...] | raw PORT FILE | token-timing N\n");
+	fprintf(stderr, "usage: testkit freeports N | hold PORT [ADDR] | health-server PORT CONTROL | notify-recv PATH | now | alive PID | kill SIG PID | flood PORT PATH N MS | read-endpoints DIR N | watch-endpoints DIR | json-get FILE PATH | conns PORT N MODE SEC [SRC,...] | raw PORT FILE | token-timing N | bcrypt COST PASSWORD\n");
 	return 2;
 }

@@ -72,6 +72,65 @@ START_TEST(test_public)
 }
 END_TEST
 
+static const struct {
+	const char	*header;
+	int		 rc;
+	const char	*user, *pass;
+} basics[] = {
+	{ "Basic dXNlcjpwYXNz", 0, "user", "pass" },
+	{ "basic   dXNlcjpwYXNz  ", 0, "user", "pass" },
+	{ "BASIC cHJvbWV0aGV1czpwYTpzcyB3MHJk", 0, "prometheus", "pa:ss w0rd" },
+	{ "Basic dXNlcjo=", 0, "user", "" },
+	{ "Basic dXNlcg==", -1, "", "" },
+	{ "Basic OnBhc3M=", -1, "", "" },
+	{ "Basic dXMBZXI6cGFzcw==", -1, "", "" },
+	{ "Basic dXNlcjpwYX9zcw==", -1, "", "" },
+	{ "Basic dXNlcjpwYXN", -1, "", "" },
+	{ "Basic YR==", -1, "", "" },
+	{ "Basic dXNl*jpwYXNz", -1, "", "" },
+	{ "Basic =XNlcjpwYXNz", -1, "", "" },
+	{ "Basic ", -1, "", "" },
+	{ "Bearer dXNlcjpwYXNz", -1, "", "" },
+	{ "BasicdXNlcjpwYXNz", -1, "", "" },
+};
+
+START_TEST(test_basic)
+{
+	char user[64] = "", pass[64] = "";
+	int rc = auth_basic_parse(basics[_i].header, user, sizeof user, pass, sizeof pass);
+	ck_assert_msg(rc == basics[_i].rc, "%s: %d", basics[_i].header, rc);
+	if (rc == 0) {
+		ck_assert_str_eq(user, basics[_i].user);
+		ck_assert_str_eq(pass, basics[_i].pass);
+	}
+	/* room for fewer characters than the user or the password has: refused, never cut */
+	if (rc == 0 && basics[_i].pass[0] != '\0')
+		ck_assert_int_eq(auth_basic_parse(basics[_i].header, user, sizeof user, pass,
+		    strlen(basics[_i].pass)), -1);
+	if (rc == 0)
+		ck_assert_int_eq(auth_basic_parse(basics[_i].header, user, strlen(basics[_i].user), pass,
+		    sizeof pass), -1);
+}
+END_TEST
+
+START_TEST(test_bcrypt_shape)
+{
+	/* as mkpasswd -m bcrypt and htpasswd -B write them */
+	ck_assert(auth_bcrypt_hash_ok("$2b$10$abcdefghijklmnopqrstuuqflPDzB6gcMhKa1rZqKiun2YGL5sa2u"));
+	ck_assert(auth_bcrypt_hash_ok("$2y$05$abcdefghijklmnopqrstuuqflPDzB6gcMhKa1rZqKiun2YGL5sa2u"));
+	ck_assert(auth_bcrypt_hash_ok("$2a$31$abcdefghijklmnopqrstuuqflPDzB6gcMhKa1rZqKiun2YGL5sa2u"));
+	ck_assert(!auth_bcrypt_hash_ok("secret"));
+	ck_assert(!auth_bcrypt_hash_ok(""));
+	ck_assert(!auth_bcrypt_hash_ok("$2x$10$abcdefghijklmnopqrstuuqflPDzB6gcMhKa1rZqKiun2YGL5sa2u"));
+	ck_assert(!auth_bcrypt_hash_ok("$2b$03$abcdefghijklmnopqrstuuqflPDzB6gcMhKa1rZqKiun2YGL5sa2u"));
+	ck_assert(!auth_bcrypt_hash_ok("$2b$32$abcdefghijklmnopqrstuuqflPDzB6gcMhKa1rZqKiun2YGL5sa2u"));
+	ck_assert(!auth_bcrypt_hash_ok("$2b$10$abcdefghijklmnopqrstuuqflPDzB6gcMhKa1rZqKiun2YGL5sa2"));
+	ck_assert(!auth_bcrypt_hash_ok("$2b$10$abcdefghijklmnopqrstuuqflPDzB6gcMhKa1rZqKiun2YGL5sa2u!"));
+	ck_assert(!auth_bcrypt_hash_ok("$2b$10$abcdefghijklmnopqrstuuqflPDzB6gcMhKa1rZqKiun2YGL5sa+u"));
+	ck_assert(!auth_bcrypt_hash_ok("$6$rounds=5000$abcdefghijklmnopqrstuuqflPDzB6gcMhKa1rZqKiun2YGL5sa"));
+}
+END_TEST
+
 int
 main(void)
 {
@@ -80,6 +139,8 @@ main(void)
 	tcase_add_loop_test(tc, test_bearer, 0, (int)(sizeof headers / sizeof headers[0]));
 	tcase_add_loop_test(tc, test_file, 0, (int)(sizeof files / sizeof files[0]));
 	tcase_add_test(tc, test_public);
+	tcase_add_loop_test(tc, test_basic, 0, (int)(sizeof basics / sizeof basics[0]));
+	tcase_add_test(tc, test_bcrypt_shape);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

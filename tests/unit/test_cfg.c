@@ -23,6 +23,9 @@ static const struct {
 	"gb (GiB), like \"4294967296\" or \"4gb\""
 	{ "[]", "configuration: must be an object, got an array" },
 	{ "{\"bogus\":1}", "bogus: unknown key" },
+	{ "{\"admin\":{\"auth\":{\"basic_auth_users\":{\"prometheus\":\"secret\"}}}}", "admin.auth.basic_auth_users.prometheus: not a bcrypt hash ($2a$, $2b$ or $2y$, as htpasswd -B or mkpasswd -m bcrypt write it); plain-text passwords are not accepted" },
+	{ "{\"admin\":{\"auth\":{\"basic_auth_users\":{\"a:b\":\"$2b$10$abcdefghijklmnopqrstuuqflPDzB6gcMhKa1rZqKiun2YGL5sa2u\"}}}}", "admin.auth.basic_auth_users.a:b: not a user name (1 to 255 characters, no ':' or control character)" },
+	{ "{\"admin\":{\"auth\":{\"basic_auth_users\":[]}}}", "admin.auth.basic_auth_users: must be an object of user names to bcrypt hashes, got an array" },
 	{ "{\"admin\":{\"tls\":{\"cert_file\":\"/c.pem\"}}}", "admin.tls: cert_file and key_file go together (one is set, the other not)" },
 	{ "{\"admin\":{\"tls\":{\"client_ca_file\":\"/ca.pem\"}}}", "admin.tls.client_ca_file: needs admin.tls.cert_file and key_file" },
 	{ "{\"job\":{\"nodes\":\"n[1-2]\",\"node\":\"n1\"},\"admin\":{\"tls\":{\"cert_file\":\"/c.pem\",\"key_file\":\"/k.pem\"}}}", "admin.tls: the sidecars of a job of 2 nodes reach each other over plain HTTP (follower, gangs, addresses); serve TLS on a single-node sidecar, or put a TLS proxy in front" },
