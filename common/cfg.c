@@ -120,6 +120,7 @@ static const struct field admin_fields[] = {
 	{ "max_connections_per_ip", F_INT, A(max_connections_per_ip), 0, 65536, NULL },
 	{ "max_waiters", F_INT, A(max_waiters), 0, 65536, NULL },
 	{ "debug_routes", F_BOOL, A(debug_routes), 0, 0, NULL },
+	{ "write_routes", F_BOOL, A(write_routes), 0, 0, NULL },
 	{ "auth", F_SUB, 0, 0, 0, auth_fields },
 	{ "tls", F_SUB, 0, 0, 0, tls_fields },
 	{ "public_routes", F_STRV, A(public_routes), 0, 0, NULL },
@@ -926,6 +927,9 @@ resolve(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
 		c->job.log_dir = xstrdup(c->job.run_dir);
 	} else if (c->job.log_dir[0] != '/')
 		strv_pushf(errs, "job.log_dir: must be an absolute path, got \"%s\"", c->job.log_dir);
+	if (c->admin.write_routes && c->admin.bearer_token_file[0] == '\0' && c->admin.basic_users.n == 0)
+		strv_pushf(errs, "admin.write_routes: the master's mutating routes (remove_all, drain jobs, tenant "
+		    "quotas) need admin.auth: a bearer_token_file or basic_auth_users");
 	if ((c->admin.tls_cert_file[0] != '\0') != (c->admin.tls_key_file[0] != '\0'))
 		strv_pushf(errs, "admin.tls: cert_file and key_file go together (one is set, the other not)");
 	if (c->admin.tls_client_ca_file[0] != '\0' && c->admin.tls_cert_file[0] == '\0')

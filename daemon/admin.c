@@ -49,6 +49,31 @@ static const char *const proxied[] = {
 	NULL
 };
 
+/* The master's mutating routes: proxied with their body only when admin.write_routes is on (and
+ * admin.auth is configured, which -n checks); never public. */
+struct write_route {
+	const char	*method, *path;
+};
+static const struct write_route write_routes[] = {
+	{ "POST", "/api/v1/drain_jobs" },
+	{ "POST", "/api/v1/drain_jobs/cancel" },
+	{ "PUT", "/api/v1/tenant_quotas" },
+	{ "DELETE", "/api/v1/tenant_quotas" },
+	{ "POST", "/api/v1/remove_all" },
+};
+#define WRITE_MAX_BODY	(1024 * 1024)
+
+static const struct write_route *
+write_route_of(const char *method, const char *url)
+{
+	size_t n = strcspn(url, "?");
+	for (size_t i = 0; i < sizeof write_routes / sizeof write_routes[0]; i++)
+		if (strcmp(method, write_routes[i].method) == 0 && strlen(write_routes[i].path) == n &&
+		    strncmp(url, write_routes[i].path, n) == 0)
+			return &write_routes[i];
+	return NULL;
+}
+
 struct request;
 
 struct admin {
@@ -92,6 +117,9 @@ struct request {
 	struct MHD_Response	*resp;		/* ready to queue after a resume */
 	struct httpc_req	*up;
 	struct buf		 own;		/* /metrics: the sidecar's part */
+	const struct write_route *write;	/* one of the master's mutating routes */
+	struct buf		 body;		/* its body, as it arrives */
+	int			 too_large;	/* more than WRITE_MAX_BODY of it */
 	struct event		*wait_ev;	/* /endpoints long-poll deadline */
 	struct event		*eof_ev;	/* while suspended: has the client gone? */
 	struct basic_req	*auth_req;	/* a basic-auth password being checked */
@@ -545,11 +573,44 @@ admin_changed(struct admin *a)
 	}
 }
 
+/* One of the master's mutating routes, with its body and Content-Type, sent once. */
+static enum MHD_Result
+proxy_write(struct request *r, const char *url)
+{
+	struct admin *a = r->a;
+	struct query q = { { NULL, 0, 0 }, 0 };
+	char *path;
+	r->route = r->write->path;
+	if (r->too_large)
+		return respond_error(r, MHD_HTTP_CONTENT_TOO_LARGE, "bodies of the master's mutating routes are "
+		    "accepted up to 1 MiB");
+	MHD_get_connection_values_n(r->conn, MHD_GET_ARGUMENT_KIND, query_arg, &q);
+	if (q.bad) {
+		buf_free(&q.b);
+		return respond_error(r, MHD_HTTP_BAD_REQUEST, "control character or malformed percent-encoding in the query");
+	}
+	if (!master_running(a)) {
+		buf_free(&q.b);
+		return respond_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, a->sc->master ? "the master is not running" :
+		    "no master runs on this node");
+	}
+	path = xasprintf("%s%s", url, q.b.p ? q.b.p : "");
+	buf_free(&q.b);
+	suspend(r);
+	r->up = httpc_request(a->proxy, r->write->method, path, MHD_lookup_connection_value(r->conn,
+	    MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE), r->body.p, r->body.len, 0, proxy_done, r);
+	free(path);
+	return MHD_YES;
+}
+
 static enum MHD_Result
 route(struct request *r, const char *url)
 {
 	struct admin *a = r->a;
 	struct query q = { { NULL, 0, 0 }, 0 };
+
+	if (r->write != NULL)
+		return proxy_write(r, url);
 
 	for (size_t i = 0; i < sizeof proxied / sizeof proxied[0]; i++) {
 		if (proxied[i] == NULL && !a->sc->cfg.admin.debug_routes)
@@ -740,12 +801,20 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 		/* Errors answer at once (and the connection closes, as MHD does for early answers);
 		 * a good request is routed on the next call, once MHD holds all of it, so that the
 		 * connection stays alive. */
-		if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
-			return respond_error(r, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD are allowed");
+		if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
+			r->write = r->a->sc->cfg.admin.write_routes ? write_route_of(method, url) : NULL;
+			if (r->write == NULL)
+				return respond_error(r, MHD_HTTP_METHOD_NOT_ALLOWED, r->a->sc->cfg.admin.write_routes ?
+				    "only GET and HEAD, and the master's mutating routes with their methods" :
+				    "only GET and HEAD are allowed (admin.write_routes is off)");
+		}
 		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 		te = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
-		if ((cl != NULL && strtol(cl, NULL, 10) != 0) || te != NULL)
+		if (r->write == NULL && ((cl != NULL && strtol(cl, NULL, 10) != 0) || te != NULL))
 			return respond_error(r, MHD_HTTP_CONTENT_TOO_LARGE, "request bodies are not accepted");
+		if (r->write != NULL && cl != NULL && strtoll(cl, NULL, 10) > WRITE_MAX_BODY)
+			return respond_error(r, MHD_HTTP_CONTENT_TOO_LARGE, "bodies of the master's mutating routes "
+			    "are accepted up to 1 MiB");
 		/* libmicrohttpd leaves the path and query as they came (see unescape()) */
 		r->path = xstrdup(url);
 		query_unescape(r->path);
@@ -753,7 +822,7 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 			return respond_error(r, MHD_HTTP_BAD_REQUEST,
 			    "control character or malformed percent-encoding in the path");
 		if ((r->a->sc->token[0] != '\0' || r->a->basic != NULL) &&
-		    !auth_public(r->path, r->a->sc->cfg.admin.public_routes))
+		    (r->write != NULL || !auth_public(r->path, r->a->sc->cfg.admin.public_routes)))
 			return authorize(r, MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 			    MHD_HTTP_HEADER_AUTHORIZATION));
 		return MHD_YES;
@@ -765,6 +834,10 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 		return ret;
 	}
 	if (*upload_size != 0) {
+		if (r->write != NULL && !r->too_large && r->body.len + *upload_size <= WRITE_MAX_BODY)
+			buf_add(&r->body, upload_data, *upload_size);
+		else if (r->write != NULL)
+			r->too_large = 1;
 		*upload_size = 0;
 		return MHD_YES;
 	}
@@ -793,6 +866,7 @@ completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_Reque
 	if (r->resp != NULL)
 		MHD_destroy_response(r->resp);
 	buf_free(&r->own);
+	buf_free(&r->body);
 	free(r->path);
 	free(r);
 	*con_cls = NULL;

@@ -580,6 +580,28 @@ httpc_get(struct httpc *p, const char *path, long timeout_ms, httpc_cb cb, void 
 }
 
 struct httpc_req *
+httpc_request(struct httpc *p, const char *method, const char *path, const char *ctype, const char *body,
+    size_t len, long timeout_ms, httpc_cb cb, void *arg)
+{
+	struct httpc_req *r = req_new(p, timeout_ms, cb, arg);
+	char *head = xasprintf("%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: mooncake-sidecar\r\n%s%s%s%s"
+	    "Content-Length: %zu\r\n\r\n", method, path, p->t.name, p->auth ? p->auth : "",
+	    ctype ? "Content-Type: " : "", ctype ? ctype : "", ctype ? "\r\n" : "", len);
+	size_t hl = strlen(head);
+	r->req = xmalloc(hl + len + 1);
+	memcpy(r->req, head, hl);
+	if (len > 0)
+		memcpy(r->req + hl, body, len);
+	r->req[hl + len] = '\0';
+	r->reqlen = hl + len;
+	free(head);
+	/* not idempotent: never sent twice, even when a kept-alive connection turns out closed */
+	r->retried = 1;
+	dispatch(p);
+	return r;
+}
+
+struct httpc_req *
 httpc_connect(struct httpc *p, long timeout_ms, httpc_cb cb, void *arg)
 {
 	struct httpc_req *r = req_new(p, timeout_ms, cb, arg);

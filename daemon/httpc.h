@@ -62,6 +62,10 @@ void		 httpc_set_bearer(struct httpc *, const char *);
 /* GET path (with its query) within timeout_ms (0: the pool's). cb is called exactly once, from the
  * loop, unless the request is cancelled first. A callback must not cancel its own request. */
 struct httpc_req *httpc_get(struct httpc *, const char *, long, httpc_cb, void *);
+/* method path with a body of len bytes (Content-Type ctype, or none when NULL): the master's
+ * mutating admin routes. As httpc_get, except that it is never sent twice. */
+struct httpc_req *httpc_request(struct httpc *, const char *, const char *, const char *, const char *,
+		    size_t, long, httpc_cb, void *);
 /* Only open a fresh connection (a TCP probe): HTTPC_OK once connected. */
 struct httpc_req *httpc_connect(struct httpc *, long, httpc_cb, void *);
 void		 httpc_cancel(struct httpc_req *);

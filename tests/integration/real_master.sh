@@ -96,4 +96,28 @@ for which in rpc metadata admin; do
 	kill_quiet "$SC_PID" "$HOLD"
 done
 pass "each of the three ports held by a stranger: the sidecar names the port and the holder's pid and never says ready"
+
+# admin.write_routes on the real master: each mutating route through the sidecar answers what the
+# master answers directly (status, content type, body).
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/token"
+new_ports
+write_config w '"address": "127.0.0.1", "ready_timeout_ms": 20000' '"admin": { "listen": "127.0.0.1:@SIDE@", "write_routes": true, "auth": { "bearer_token_file": "'"$T/token"'" } }'
+use_real w
+start_sidecar w
+wait_for 20 notified 'READY=1' || fail "write routes: the real master never became ready"
+same() {	# same METHOD PATH [curl args]
+	curl -s -X "$1" -D "$T/hs" -o "$T/bs" -H "Authorization: Bearer $(cat "$T/token")" "${@:3}" "http://127.0.0.1:$SIDE$2"
+	curl -s -X "$1" -D "$T/hd" -o "$T/bd" "${@:3}" "http://127.0.0.1:$ADMIN$2"
+	[ "$(head -1 "$T/hs" | tr -d '\r')" = "$(head -1 "$T/hd" | tr -d '\r')" ] &&
+	    [ "$(grep -i '^content-type' "$T/hs")" = "$(grep -i '^content-type' "$T/hd")" ] && cmp -s "$T/bs" "$T/bd" ||
+	    fail "$1 $2: through the sidecar $(head -1 "$T/hs") $(cat "$T/bs"), direct $(head -1 "$T/hd") $(cat "$T/bd")"
+	echo "   $1 $2: $(head -1 "$T/hd" | tr -d '\r' | cut -d' ' -f2-) $(head -c 90 "$T/bd")"
+}
+same POST /api/v1/remove_all
+same PUT '/api/v1/tenant_quotas?tenant_id=t1' -H 'Content-Type: application/json' -d '{"requested_quota_bytes": 1048576}'
+same PUT '/api/v1/tenant_quotas?tenant_id=t1' -H 'Content-Type: application/json' -d '{"requested_quota_bytes": 0}'
+same DELETE '/api/v1/tenant_quotas?tenant_id=t1'
+same POST /api/v1/drain_jobs -H 'Content-Type: application/json' -d '{}'
+same POST /api/v1/drain_jobs/cancel -d '{}'
+pass "write routes on the real master: remove_all, tenant_quotas PUT (two bodies) and DELETE, drain_jobs and its cancel through the sidecar answer as the master does directly"
 finish

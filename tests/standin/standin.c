@@ -532,16 +532,71 @@ service_route(struct evhttp_request *req, const char *path)
 		    "\"UNAVAILABLE_IN_CURRENT_MODE\"}");
 }
 
+/* The master's mutating routes (POST /api/v1/drain_jobs[/cancel], PUT and DELETE
+ * /api/v1/tenant_quotas, POST /api/v1/remove_all), as 0.3.12 answers them without tenancy or
+ * drain support configured: arguments checked first, then the service plane. */
+static void
+write_route(struct evhttp_request *req, const char *path, enum evhttp_cmd_type cmd)
+{
+	static const char *const json = "application/json; charset=utf-8";
+	struct evbuffer *in = evhttp_request_get_input_buffer(req);
+	size_t n = evbuffer_get_length(in);
+	char *body = malloc(n + 1), *tenant = query_value(req, "tenant_id", 1), buf[160];
+	int is_json;
+	evbuffer_copyout(in, body, n);
+	body[n] = '\0';
+	is_json = n > 0 && body[strspn(body, " \t\r\n")] == '{';
+	if (S.events != NULL) {
+		snprintf(buf, sizeof buf, "write %s %zu", path, n);
+		event_record(buf);
+	}
+	if (strcmp(path, "/api/v1/tenant_quotas") == 0 && (tenant == NULL || *tenant == '\0'))
+		reply(req, 400, json, "{\"success\":false,\"error_code\":-600,\"error_message\":"
+		    "\"Missing or invalid tenant_id\"}");
+	else if ((cmd == EVHTTP_REQ_PUT || strcmp(path, "/api/v1/drain_jobs") == 0) && !is_json)
+		reply(req, 400, json, "{\"success\":false,\"error_code\":-600,\"error_message\":"
+		    "\"Invalid JSON body: Expected these: {\"}");
+	else if (cmd == EVHTTP_REQ_PUT && (strstr(body, "\"requested_quota_bytes\"") == NULL ||
+	    strstr(body, "\"requested_quota_bytes\":0") != NULL ||
+	    strstr(body, "\"requested_quota_bytes\": 0") != NULL))
+		reply(req, 400, json, "{\"success\":false,\"error_code\":-600,\"error_message\":"
+		    "\"Tenant quota must be in [1, 2^63 - 1] bytes\"}");
+	else if (strcmp(path, "/api/v1/drain_jobs/cancel") == 0)
+		reply(req, 400, json, "{\"success\":false,\"error_code\":-600,\"error_message\":"
+		    "\"Missing or invalid job_id\"}");
+	else if (!service_ready())
+		reply(req, 503, json, "{\"success\":false,\"error_code\":-1011,\"error_message\":"
+		    "\"service plane is not active\"}");
+	else if (strcmp(path, "/api/v1/drain_jobs") == 0)
+		reply(req, 400, json, "{\"success\":false,\"error_code\":-600,\"error_message\":\"INVALID_PARAMS\"}");
+	else if (strcmp(path, "/api/v1/remove_all") == 0) {
+		snprintf(buf, sizeof buf, "{\"success\":true,\"removed_count\":%lu}", S.nkeys);
+		S.nkeys = 0;
+		reply(req, 200, json, buf);
+	} else
+		reply(req, 409, json, "{\"success\":false,\"error_code\":-1011,\"error_message\":"
+		    "\"UNAVAILABLE_IN_CURRENT_MODE\"}");
+	free(tenant);
+	free(body);
+}
+
 static void
 admin_route(struct evhttp_request *req)
 {
 	const char *path = evhttp_uri_get_path(evhttp_request_get_evhttp_uri(req));
+	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
 	char buf[4096], lj[256], lead[160];
 	static const char *const json = "application/json; charset=utf-8";
 	static const char *const text = "text/plain; charset=utf-8";
 	static const char *const prom = "text/plain; version=0.0.4";
 
-	if (path == NULL || evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
+	if (path != NULL && ((cmd == EVHTTP_REQ_POST && (strcmp(path, "/api/v1/drain_jobs") == 0 ||
+	    strcmp(path, "/api/v1/drain_jobs/cancel") == 0 || strcmp(path, "/api/v1/remove_all") == 0)) ||
+	    ((cmd == EVHTTP_REQ_PUT || cmd == EVHTTP_REQ_DELETE) && strcmp(path, "/api/v1/tenant_quotas") == 0))) {
+		write_route(req, path, cmd);
+		return;
+	}
+	if (path == NULL || cmd != EVHTTP_REQ_GET) {
 		reply(req, 404, NULL, "404 Not Found");
 		return;
 	}
