@@ -94,6 +94,7 @@ static const struct field master_fields[] = {
 	{ "liveness_failures", F_INT, M(liveness_failures), 1, 1000, NULL },
 	{ "restart", F_SUB, M(restart), 0, 0, restart_fields },
 	{ "url", F_STR, M(url), 0, 0, NULL },
+	{ "ca_file", F_STR, M(ca_file), 0, 0, NULL },
 	{ NULL, 0, 0, 0, 0, NULL }
 };
 #undef M
@@ -682,6 +683,7 @@ cfg_defaults(struct cfg *c)
 	c->master.enabled = 1;
 	c->master.node = xstrdup("");
 	c->master.command = strv_dup((char *const *)cmd);
+	c->master.ca_file = xstrdup("");
 	c->master.address = xstrdup("");
 	c->master.rpc_port = 50051;
 	c->master.http_metadata_port = 8080;
@@ -957,10 +959,6 @@ resolve(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
 	for (char **r = c->admin.public_routes; r != NULL && *r != NULL; r++)
 		if ((*r)[0] != '/' || strpbrk(*r, "? \t") != NULL)
 			strv_pushf(errs, "admin.public_routes: \"%s\" is not a path (\"/livez\", \"/readyz\", \"/metrics\" ...)", *r);
-	if (c->admin.tls_cert_file[0] != '\0' && c->job.nodes.n > 1)
-		strv_pushf(errs, "admin.tls: the sidecars of a job of %zu nodes reach each other over plain HTTP "
-		    "(follower, gangs, addresses); serve TLS on a single-node sidecar, or put a TLS proxy in "
-		    "front", c->job.nodes.n);
 	for (size_t i = 0; i < c->job.sidecars.n; i++)
 		if (hostlist_index(&c->job.nodes, c->job.sidecars.v[i].key) < 0)
 			strv_pushf(errs, "job.sidecars.%s: not a node of job.nodes", c->job.sidecars.v[i].key);
@@ -1070,6 +1068,7 @@ cfg_free(struct cfg *c)
 	free(c->master.url);
 	free(c->admin.listen);
 	free(c->admin.bearer_token_file);
+	free(c->master.ca_file);
 	kvlist_clear(&c->admin.basic_users);
 	free(c->admin.tls_cert_file);
 	free(c->admin.tls_key_file);

@@ -70,6 +70,7 @@ struct cfg {
 		long		 liveness_interval_ms, liveness_failures;
 		struct restart_cfg restart;
 		char		*url;
+		char		*ca_file;	/* https to other sidecars: the CA to trust ("": the system's) */
 		int		 runs_here;	/* enabled and this node is master.node */
 	} master;
 	struct {

@@ -93,15 +93,20 @@ url_parse(const char *s, struct url *u, char *err, size_t errlen)
 	size_t n;
 	memset(u, 0, sizeof *u);
 	u->port = 80;
-	if (strncmp(s, "http://", 7) != 0) {
-		snprintf(err, errlen, "must start with http://, got \"%.80s\"", s);
+	if (strncmp(s, "https://", 8) == 0) {
+		u->tls = 1;
+		u->port = 443;
+		a = s + 8;
+	} else if (strncmp(s, "http://", 7) == 0)
+		a = s + 7;
+	else {
+		snprintf(err, errlen, "must start with http:// or https://, got \"%.80s\"", s);
 		return -1;
 	}
-	a = s + 7;
 	slash = strchr(a, '/');
 	n = slash ? (size_t)(slash - a) : strlen(a);
 	if (strpbrk(s, " \t\r\n?#@") != NULL || authority(a, n, u->host, sizeof u->host, &u->port, 0) != 0) {
-		snprintf(err, errlen, "not a URL of the form http://HOST[:PORT][/PATH]: \"%.80s\"", s);
+		snprintf(err, errlen, "not a URL of the form http[s]://HOST[:PORT][/PATH]: \"%.80s\"", s);
 		return -1;
 	}
 	snprintf(u->path, sizeof u->path, "%s", slash ? slash : "/");

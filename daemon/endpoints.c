@@ -220,7 +220,7 @@ flush(struct endpoints *e)
 	char err[512] = "";
 	int rc = 0;
 
-	if (mkdir_p(c->job.run_dir, 0755, err, sizeof err) != 0)
+	if (mkdir_p(c->job.run_dir, 0750, err, sizeof err) != 0)
 		rc = -1;
 	if (rc == 0 && e->ready && e->disk_ready && e->disk_gen != e->generation &&
 	    e->json_not_ready != NULL) {

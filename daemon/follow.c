@@ -177,7 +177,9 @@ follow_sidecar_of(const struct sidecar *sc, const char *node, char *url, size_t 
 	} else {
 		snprintf(u.host, sizeof u.host, "%s", node);
 		u.port = (int)c->admin.port;
-		snprintf(url, len, strchr(u.host, ':') ? "http://[%s]:%d" : "http://%s:%d", u.host, u.port);
+		u.tls = c->admin.tls_cert_file[0] != '\0';	/* the job's sidecars are configured alike */
+		snprintf(url, len, strchr(u.host, ':') ? "%s://[%s]:%d" : "%s://%s:%d", u.tls ? "https" : "http",
+		    u.host, u.port);
 	}
 	/* Before the loop runs, so a blocking lookup is allowed here. */
 	if (httpc_resolve(u.host, u.port, &t, why, sizeof why) != 0) {
@@ -186,6 +188,13 @@ follow_sidecar_of(const struct sidecar *sc, const char *node, char *url, size_t 
 	}
 	h = httpc_new(sc->base, &t, 1, max_body, timeout_ms);
 	httpc_set_bearer(h, sc->token);	/* the job's sidecars share admin.auth */
+	if (u.tls && sc->peer_cred == NULL) {
+		snprintf(err, errlen, "the sidecar of %s at %s: https without credentials (master.ca_file)", node, url);
+		httpc_free(h);
+		return NULL;
+	}
+	if (u.tls)
+		httpc_set_tls(h, sc->peer_cred, u.host);
 	return h;
 }
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <gnutls/gnutls.h>
 #include "clock.h"
 #include "httpc.h"
 #include "httpresp.h"
@@ -22,7 +23,7 @@
 
 #define HEADER_MAX	(64 * 1024)
 
-enum { C_CLOSED, C_CONNECTING, C_IDLE, C_BUSY };
+enum { C_CLOSED, C_CONNECTING, C_HANDSHAKE, C_IDLE, C_BUSY };
 
 struct conn {
 	struct httpc		*p;
@@ -36,6 +37,7 @@ struct conn {
 	size_t			 sent;
 	struct httpc_req	*cur;
 	struct httpresp		 resp;
+	gnutls_session_t	 tls;		/* https: the session, NULL before the handshake */
 };
 
 struct httpc_req {
@@ -68,6 +70,8 @@ struct httpc {
 	struct httpc_req	*queue, **qtail;
 	struct httpc_req	*all;
 	char			*auth;		/* an Authorization header line, or NULL */
+	void			*cred;		/* https: gnutls credentials (the caller's), or NULL */
+	char			*tls_name;	/* the name the certificate must carry */
 };
 
 static void dispatch(struct httpc *);
@@ -180,6 +184,9 @@ httpc_new(struct event_base *base, const struct httpc_target *t, int pool_max, s
 static void
 conn_close(struct conn *c)
 {
+	if (c->tls != NULL)
+		gnutls_deinit(c->tls);
+	c->tls = NULL;
 	if (c->rev != NULL)
 		event_free(c->rev);
 	if (c->wev != NULL)
@@ -243,11 +250,20 @@ httpc_set_bearer(struct httpc *p, const char *token)
 }
 
 void
+httpc_set_tls(struct httpc *p, void *cred, const char *name)
+{
+	free(p->tls_name);
+	p->cred = cred;
+	p->tls_name = cred != NULL ? xstrdup(name) : NULL;
+}
+
+void
 httpc_free(struct httpc *p)
 {
 	if (p == NULL)
 		return;
 	free(p->auth);
+	free(p->tls_name);
 	while (p->all != NULL) {
 		detach(p->all);
 		req_free(p->all);
@@ -350,16 +366,39 @@ complete(struct conn *c, int leftover)
 	dispatch(p);
 }
 
+static void tls_step(struct conn *);
+
+/* recv, or gnutls_record_recv on https (its errors mapped to errno: EAGAIN, EINTR, EPROTO; a
+ * peer that closes without close_notify is an end of file, as over plain TCP). */
+static ssize_t
+conn_recv(struct conn *c, char *buf, size_t len)
+{
+	ssize_t n;
+	if (c->tls == NULL)
+		return recv(c->fd, buf, len, 0);
+	n = gnutls_record_recv(c->tls, buf, len);
+	if (n >= 0)
+		return n;
+	if (n == GNUTLS_E_PREMATURE_TERMINATION)
+		return 0;
+	errno = n == GNUTLS_E_AGAIN ? EAGAIN : n == GNUTLS_E_INTERRUPTED ? EINTR : EPROTO;
+	return -1;
+}
+
 static void
 read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn *c = arg;
 	struct httpc *p = c->p;
+	if (c->state == C_HANDSHAKE) {
+		tls_step(c);
+		return;
+	}
 	for (;;) {
 		char tmp[65536];
 		size_t used;
 		int rc;
-		ssize_t n = recv(fd, tmp, sizeof tmp, 0);
+		ssize_t n = conn_recv(c, tmp, sizeof tmp);
 		if (n > 0) {
 			if (c->state != C_BUSY || c->cur == NULL) {	/* unsolicited bytes */
 				conn_close(c);
@@ -377,7 +416,8 @@ read_cb(evutil_socket_t fd, short what, void *arg)
 				dispatch(p);
 				return;
 			}
-			if ((size_t)n < sizeof tmp)
+			/* TLS may hold a decrypted record the socket no longer signals */
+			if ((size_t)n < sizeof tmp && (c->tls == NULL || gnutls_record_check_pending(c->tls) == 0))
 				return;
 			continue;
 		}
@@ -404,11 +444,75 @@ read_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/* https: the handshake, driven by the connection's events; the certificate must chain to the
+ * credentials' trust and carry the target's name (or IP address). */
+static void
+tls_step(struct conn *c)
+{
+	struct httpc *p = c->p;
+	int rc = gnutls_handshake(c->tls);
+	if (rc == GNUTLS_E_SUCCESS) {
+		c->state = C_BUSY;
+		if (c->cur != NULL)
+			conn_send(c);
+		if (c->state == C_CLOSED)
+			dispatch(p);
+		return;
+	}
+	if (rc == GNUTLS_E_AGAIN || rc == GNUTLS_E_INTERRUPTED) {
+		if (gnutls_record_get_direction(c->tls) == 1)
+			event_add(c->wev, NULL);
+		return;		/* readable: the persistent read event calls again */
+	}
+	{
+		char what[HTTPC_NAME_MAX + 400];
+		if (rc == GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR) {
+			gnutls_datum_t out;
+			unsigned status = gnutls_session_get_verify_cert_status(c->tls);
+			if (gnutls_certificate_verification_status_print(status, gnutls_certificate_type_get(c->tls),
+			    &out, 0) == 0) {
+				snprintf(what, sizeof what, "TLS with %s: %s", p->t.name, (const char *)out.data);
+				gnutls_free(out.data);
+			} else
+				snprintf(what, sizeof what, "TLS with %s: certificate not trusted", p->t.name);
+		} else
+			snprintf(what, sizeof what, "TLS with %s: %s", p->t.name, gnutls_strerror(rc));
+		conn_fail(c, HTTPC_FAILED, what, 0);
+		dispatch(p);
+	}
+}
+
+static void
+tls_begin(struct conn *c)
+{
+	struct httpc *p = c->p;
+	if (gnutls_init(&c->tls, GNUTLS_CLIENT | GNUTLS_NONBLOCK) != GNUTLS_E_SUCCESS ||
+	    gnutls_set_default_priority(c->tls) != GNUTLS_E_SUCCESS ||
+	    gnutls_credentials_set(c->tls, GNUTLS_CRD_CERTIFICATE, p->cred) != GNUTLS_E_SUCCESS) {
+		char what[HTTPC_NAME_MAX + 40];
+		snprintf(what, sizeof what, "TLS with %s: cannot set up a session", p->t.name);
+		conn_fail(c, HTTPC_LOCAL, what, 0);
+		dispatch(p);
+		return;
+	}
+	/* SNI for a name; an IP address is only checked against the certificate */
+	if (strspn(p->tls_name, "0123456789.") != strlen(p->tls_name) && strchr(p->tls_name, ':') == NULL)
+		gnutls_server_name_set(c->tls, GNUTLS_NAME_DNS, p->tls_name, strlen(p->tls_name));
+	gnutls_session_set_verify_cert(c->tls, p->tls_name, 0);
+	gnutls_transport_set_int(c->tls, c->fd);
+	c->state = C_HANDSHAKE;
+	tls_step(c);
+}
+
 static void
 write_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn *c = arg;
 	struct httpc *p = c->p;
+	if (c->state == C_HANDSHAKE) {
+		tls_step(c);
+		return;
+	}
 	if (c->state == C_CONNECTING) {
 		int err = 0;
 		socklen_t len = sizeof err;
@@ -434,6 +538,10 @@ write_cb(evutil_socket_t fd, short what, void *arg)
 			dispatch(p);
 			return;
 		}
+		if (p->cred != NULL) {
+			tls_begin(c);
+			return;
+		}
 		c->state = C_BUSY;
 	}
 	conn_send(c);
@@ -446,7 +554,15 @@ conn_send(struct conn *c)
 {
 	struct httpc_req *r = c->cur;
 	while (c->sent < r->reqlen) {
-		ssize_t n = send(c->fd, r->req + c->sent, r->reqlen - c->sent, MSG_NOSIGNAL);
+		ssize_t n;
+		if (c->tls != NULL) {	/* after GNUTLS_E_AGAIN the same data is offered again */
+			n = gnutls_record_send(c->tls, r->req + c->sent, r->reqlen - c->sent);
+			if (n < 0)
+				errno = n == GNUTLS_E_AGAIN ? EAGAIN : n == GNUTLS_E_INTERRUPTED ? EINTR : EPROTO;
+			if (n < 0)
+				n = -1;
+		} else
+			n = send(c->fd, r->req + c->sent, r->reqlen - c->sent, MSG_NOSIGNAL);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN) {

@@ -59,6 +59,9 @@ const char	*httpc_upstream(const struct httpc *);
 /* Send "Authorization: Bearer token" with every request (NULL or "": none): another sidecar's
  * admin API with admin.auth. */
 void		 httpc_set_bearer(struct httpc *, const char *);
+/* https: speak TLS with these gnutls certificate credentials (the caller keeps them alive longer),
+ * the certificate checked against name (NULL credentials: plain HTTP again). */
+void		 httpc_set_tls(struct httpc *, void *, const char *);
 /* GET path (with its query) within timeout_ms (0: the pool's). cb is called exactly once, from the
  * loop, unless the request is cancelled first. A callback must not cancel its own request. */
 struct httpc_req *httpc_get(struct httpc *, const char *, long, httpc_cb, void *);

@@ -37,7 +37,8 @@ usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: mooncake-sidecar [-c FILE] [-n|--check-config] [--plan[=all]] [--node NAME]\n"
-	    "                        [--listen ADDR:PORT] [--status [URL] [--token-file FILE]] [-v] [-V|--version]\n"
+	    "                        [--listen ADDR:PORT] [--status [URL] [--token-file FILE] [--cacert FILE]]\n"
+	    "                        [-v] [-V|--version]\n"
 	    "                        [-h]\n");
 }
 
@@ -122,6 +123,21 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 	}
 }
 
+/* Another sidecar is reached over https: master.url or a job.sidecars URL says so, or, for the
+ * default URLs, this node's own admin.tls (the job's sidecars are configured alike). */
+static int
+needs_peer_tls(const struct cfg *c)
+{
+	if (c->admin.tls_cert_file[0] != '\0' && c->job.nodes.n > 1)
+		return 1;
+	if (strncmp(c->master.url, "https://", 8) == 0)
+		return 1;
+	for (size_t i = 0; i < c->job.sidecars.n; i++)
+		if (strncmp(c->job.sidecars.v[i].value, "https://", 8) == 0)
+			return 1;
+	return 0;
+}
+
 /* Names in the configuration resolve (before the loop, where a blocking lookup is allowed). */
 static void
 check_names(struct sidecar *s, struct strv *errs)
@@ -146,6 +162,8 @@ check_names(struct sidecar *s, struct strv *errs)
 	if (cfg->job.user[0] != '\0' && getpwnam(cfg->job.user) == NULL)
 		strv_pushf(errs, "job.user: no user \"%s\" on this node", cfg->job.user);
 	if (cfg->admin.tls_cert_file[0] != '\0' && tls_load(cfg, &s->tls, err, sizeof err) != 0)
+		strv_pushf(errs, "%s", err);
+	if (needs_peer_tls(cfg) && tls_client_cred(cfg->master.ca_file, &s->peer_cred, err, sizeof err) != 0)
 		strv_pushf(errs, "%s", err);
 	if (cfg->admin.bearer_token_file[0] != '\0' && sidecar_read_token(cfg->admin.bearer_token_file,
 	    s->token, sizeof s->token, err, sizeof err) != 0)
@@ -246,7 +264,7 @@ check_config(const char *path, const struct cfg_overrides *ov, struct sidecar *s
 int
 main(int argc, char **argv)
 {
-	enum { OPT_PLAN = 256, OPT_NODE, OPT_LISTEN, OPT_STATUS, OPT_TOKEN_FILE };
+	enum { OPT_PLAN = 256, OPT_NODE, OPT_LISTEN, OPT_STATUS, OPT_TOKEN_FILE, OPT_CACERT };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, 'n' },
@@ -255,12 +273,14 @@ main(int argc, char **argv)
 		{ "listen", required_argument, NULL, OPT_LISTEN },
 		{ "status", optional_argument, NULL, OPT_STATUS },
 		{ "token-file", required_argument, NULL, OPT_TOKEN_FILE },
+		{ "cacert", required_argument, NULL, OPT_CACERT },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *path = "/etc/mooncake-sidecar/sidecar.json", *status_url = NULL, *token_file = NULL;
+	const char *cacert = NULL;
 	struct cfg_overrides ov = { NULL, NULL };
 	int opt, check = 0, plan = 0, verbose = 0, status = 0;
 	int sigs[NSIG], nsigs = 0;
@@ -285,6 +305,7 @@ main(int argc, char **argv)
 		case OPT_NODE: ov.node = optarg; break;
 		case OPT_LISTEN: ov.listen = optarg; break;
 		case OPT_TOKEN_FILE: token_file = optarg; break;
+		case OPT_CACERT: cacert = optarg; break;
 		case OPT_STATUS:
 			status = 1;
 			status_url = optarg;
@@ -301,22 +322,24 @@ main(int argc, char **argv)
 	}
 	log_init(verbose);
 	if (status)
-		return status_main(status_url ? status_url : "http://127.0.0.1:9103", token_file);
+		return status_main(status_url ? status_url : "http://127.0.0.1:9103", token_file, cacert);
 	if (check_config(path, &ov, &sc, !check) != 0) {
 		tls_pem_free(&sc.tls);
+		tls_client_cred_free(sc.peer_cred);
 		cfg_free(&sc.cfg);
 		return EX_CONFIG;
 	}
 	if (check || plan) {
 		int rc = plan ? plan_print(&sc.cfg, plan == 2, stdout) : 0;
 		tls_pem_free(&sc.tls);
+		tls_client_cred_free(sc.peer_cred);
 		cfg_free(&sc.cfg);
 		return rc;
 	}
 
-	if (mkdir_p(sc.cfg.job.run_dir, 0755, err, sizeof err) != 0)
+	if (mkdir_p(sc.cfg.job.run_dir, 0750, err, sizeof err) != 0)
 		fatalx(EX_CANTCREAT, "run directory: %s", err);
-	if (mkdir_p(sc.cfg.job.log_dir, 0755, err, sizeof err) != 0)
+	if (mkdir_p(sc.cfg.job.log_dir, 0750, err, sizeof err) != 0)
 		fatalx(EX_CANTCREAT, "log directory (job.log_dir): %s", err);
 	child_log_rotation(sc.cfg.log.max_bytes, (int)sc.cfg.log.keep);
 	signal(SIGPIPE, SIG_IGN);
@@ -397,6 +420,7 @@ main(int argc, char **argv)
 		event_free(sigev[i]);
 	event_base_free(sc.base);
 	tls_pem_free(&sc.tls);
+	tls_client_cred_free(sc.peer_cred);
 	cfg_free(&sc.cfg);
 	log_notice("stopped");
 	return exit_code;

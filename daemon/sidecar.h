@@ -33,6 +33,7 @@ struct sidecar {
 	int			 iface_missing;	/* job.network_interface has no address here */
 	char			 token[4097];	/* admin.auth's bearer token, or "" */
 	struct tls_pem		 tls;		/* admin.tls, read and checked; cert NULL: plain HTTP */
+	void			*peer_cred;	/* https to other sidecars (master.ca_file), or NULL */
 	struct httpc_target	 master_targets[3];	/* where the probes and the proxy connect */
 	unsigned		 published;	/* the master generation last written as ready */
 	char			 published_target[URL_HOST_MAX * 2 + 64];	/* and where it pointed workers */
@@ -47,7 +48,7 @@ struct sidecar {
 void	sidecar_changed(struct sidecar *);
 void	sidecar_free_events(struct sidecar *);
 /* --status: query a running sidecar (with a bearer token, or NULL) and print a summary. */
-int	status_main(const char *, const char *);
+int	status_main(const char *, const char *, const char *);
 /* Read a bearer token file (before the loop). Returns 0, or -1 with err naming the file. */
 int	sidecar_read_token(const char *, char *, size_t, char *, size_t);
 #endif

@@ -10,6 +10,7 @@
 #include "httpc.h"
 #include "log.h"
 #include "sidecar.h"
+#include "tls.h"
 #include "url.h"
 #include "xalloc.h"
 
@@ -34,26 +35,34 @@ got(const struct httpc_response *r, void *arg)
 }
 
 static char *
-http_get(const char *url, const char *path, const char *token, int *code, char *err, size_t errlen)
+http_get(const char *url, const char *path, const char *token, const char *cacert, int *code, char *err,
+    size_t errlen)
 {
 	struct event_base *base;
 	struct httpc_target t;
 	struct httpc *c;
 	struct answer a = { 0 };
 	struct url u;
-	char *full = strncmp(url, "http://", 7) == 0 ? xstrdup(url) : xasprintf("http://%s", url);
+	void *cred = NULL;
+	char *full = strncmp(url, "http://", 7) == 0 || strncmp(url, "https://", 8) == 0 ? xstrdup(url) :
+	    xasprintf("http://%s", url);
 	int rc = url_parse(full, &u, err, errlen);
 	free(full);
 	if (rc != 0 || httpc_resolve(u.host, u.port, &t, err, errlen) != 0)
 		return NULL;
+	if (u.tls && tls_client_cred(cacert, &cred, err, errlen) != 0)
+		return NULL;
 	base = event_base_new();
 	c = httpc_new(base, &t, 1, 16 * 1024 * 1024, STATUS_TIMEOUT_MS);
 	httpc_set_bearer(c, token);
+	if (u.tls)
+		httpc_set_tls(c, cred, u.host);
 	httpc_get(c, path, 0, got, &a);
 	while (!a.done)
 		event_base_loop(base, EVLOOP_ONCE);
 	httpc_free(c);
 	event_base_free(base);
+	tls_client_cred_free(cred);
 	if (a.outcome != HTTPC_OK) {
 		snprintf(err, errlen, "%.300s: %.200s", t.name, a.detail);
 		return NULL;
@@ -70,7 +79,7 @@ str(json_t *o, const char *k)
 }
 
 int
-status_main(const char *url, const char *token_file)
+status_main(const char *url, const char *token_file, const char *cacert)
 {
 	char err[512], token[4097] = "";
 	int code = 0;
@@ -80,7 +89,7 @@ status_main(const char *url, const char *token_file)
 		log_print(LOG_LVL_ERR, "mooncake-sidecar --status: --token-file %s", err);
 		return EX_USAGE;
 	}
-	body = http_get(url, "/status", token, &code, err, sizeof err);
+	body = http_get(url, "/status", token, cacert, &code, err, sizeof err);
 	json_t *root, *m, *w;
 	json_error_t je;
 	size_t i;

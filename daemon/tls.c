@@ -77,6 +77,47 @@ tls_pem_free(struct tls_pem *t)
 }
 
 int
+tls_client_cred(const char *ca_file, void **out, char *err, size_t errlen)
+{
+	gnutls_certificate_credentials_t cred;
+	int rc;
+	if (gnutls_certificate_allocate_credentials(&cred) != GNUTLS_E_SUCCESS) {
+		snprintf(err, errlen, "GnuTLS cannot allocate credentials");
+		return -1;
+	}
+	if (ca_file != NULL && ca_file[0] != '\0') {
+		char *pem = read_pem("master.ca_file", ca_file, err, errlen);
+		gnutls_datum_t d;
+		if (pem == NULL) {
+			gnutls_certificate_free_credentials(cred);
+			return -1;
+		}
+		d = (gnutls_datum_t){ (unsigned char *)pem, (unsigned)strlen(pem) };
+		rc = gnutls_certificate_set_x509_trust_mem(cred, &d, GNUTLS_X509_FMT_PEM);
+		free(pem);
+		if (rc <= 0) {
+			snprintf(err, errlen, "master.ca_file: %s: %s", ca_file, rc < 0 ? gnutls_strerror(rc) :
+			    "no certificate in it");
+			gnutls_certificate_free_credentials(cred);
+			return -1;
+		}
+	} else if ((rc = gnutls_certificate_set_x509_system_trust(cred)) < 0) {
+		snprintf(err, errlen, "the system's trusted CA certificates: %s", gnutls_strerror(rc));
+		gnutls_certificate_free_credentials(cred);
+		return -1;
+	}
+	*out = cred;
+	return 0;
+}
+
+void
+tls_client_cred_free(void *cred)
+{
+	if (cred != NULL)
+		gnutls_certificate_free_credentials(cred);
+}
+
+int
 tls_client_verified(void *session, char *why, size_t len)
 {
 	unsigned status = 0;

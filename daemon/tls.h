@@ -13,6 +13,11 @@ struct tls_pem {
 /* 0 with t filled, -1 with err naming the key and GnuTLS's reason; t is untouched then. */
 int	tls_load(const struct cfg *, struct tls_pem *, char *, size_t);
 void	tls_pem_free(struct tls_pem *);
+/* Credentials for speaking https to other sidecars (and --status): trust the CA certificates of
+ * ca_file (PEM), or the system's when it is "" or NULL. 0 with *cred (gnutls certificate
+ * credentials), or -1 with err naming the file. */
+int	tls_client_cred(const char *, void **, char *, size_t);
+void	tls_client_cred_free(void *);
 /* Did the peer of this GnuTLS session present a certificate that the client CA signed? 0, or -1
  * with why. */
 int	tls_client_verified(void *, char *, size_t);

@@ -17,14 +17,16 @@ ENDPOINTS='"endpoints": { "flavor": "vllm",
 new_ports
 write_config e '"address": "127.0.0.1", "restart": { "backoff_initial_ms": 20, "reset_after_ms": 0, "burst": 1000 }' "$ENDPOINTS"
 [ ! -e "$T/e/endpoints.json" ] || fail "files before the master started"
+rmdir "$T/e"	# the sidecar creates its run directory (0750)
 start_sidecar e
 wait_for 10 notified 'READY=1' || fail "no READY=1"
 D=$T/e
 for f in endpoints.json mooncake.env mooncake_store_config.json; do
 	[ -f "$D/$f" ] && [ "$(stat -c %a "$D/$f")" = 644 ] || fail "$f missing or not 0644"
+	[ "$(stat -c %a "$D")" = 750 ] || fail "the run dir the sidecar created is $(stat -c %a "$D"), not 0750"
 done
 ls "$D" | grep -q '\.tmp\.' && fail "temporary files left behind"
-pass "READY=1 after all three files are in place (mode 0644, no temporaries left)"
+pass "READY=1 after all three files are in place (mode 0644, the run dir the sidecar made 0750, no temporaries left)"
 MP=$(master_pid e)
 J=$(cat "$D/endpoints.json")
 for k in '"generation": 1' '"ready": true' '"job_id": "test"' '"node": "localhost"' '"address": "127.0.0.1"' \

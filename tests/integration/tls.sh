@@ -19,7 +19,8 @@ cert client 2001 /CN=prometheus
 openssl genpkey -algorithm ec -pkeyopt ec_paramgen_curve:P-256 -out stranger.key 2>/dev/null || fail "openssl: key"
 cp server.pem live.pem; cp server.key live.key
 new_ports
-TLS='"admin": { "listen": "127.0.0.1:@SIDE@", "tls": { "cert_file": "'"$T"'/live.pem", "key_file": "'"$T"'/@KEY@" } }'
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/token"
+TLS='"admin": { "listen": "127.0.0.1:@SIDE@", "auth": { "bearer_token_file": "'"$T"'/token" }, "tls": { "cert_file": "'"$T"'/live.pem", "key_file": "'"$T"'/@KEY@" } }'
 write_config bad '"address": "127.0.0.1"' "${TLS/@KEY@/stranger.key}"
 OUT=$("$SIDECAR" -c "$T/bad.json" -n 2>&1); RC=$?
 [ "$RC" -eq 78 ] && grep -q "admin.tls: cert_file $T/live.pem and key_file $T/stranger.key: " <<<"$OUT" ||
@@ -49,6 +50,39 @@ kill -HUP "$SC_PID"
 wait_for 10 grep_q "$SC_OUT" "still serving the certificate read before" || fail "a bad key at SIGHUP: $(tail -3 "$SC_OUT")"
 renewed && up || fail "a bad key at SIGHUP stopped the good certificate"
 pass "SIGHUP: the renewed certificate (serial 1001 -> 1002) is served without a restart; a bad one is refused and the good one kept"
+
+# A follower over https with the token mirrors the head; with another CA it refuses the head's
+# certificate and writes nothing; --status speaks https with --cacert.
+HEAD_SIDE=$SIDE HEAD_PID=$SC_PID
+fol() {	# fol NAME CA
+	follower_config "$1" "$HEAD_SIDE"
+	python3 - "$T/$1.json" "$T/token" "$2" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["master"]["url"] = c["master"]["url"].replace("http://", "https://")
+c["master"]["ca_file"] = sys.argv[3]
+c["admin"]["auth"] = {"bearer_token_file": sys.argv[2]}
+json.dump(c, open(sys.argv[1], "w"))
+PY
+	start_sidecar "$1"
+}
+fol f "$T/ca.pem"
+wait_for 10 grep_q "$T/f/endpoints.json" '"ready": true' || fail "the follower did not mirror the head over https: $(tail -3 "$SC_OUT")"
+F_PID=$SC_PID
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=other-ca -keyout other.key -out other.pem 2>/dev/null
+fol g "$T/other.pem"
+wait_for 10 grep_q "$SC_OUT" "TLS with 127.0.0.1:$HEAD_SIDE: " || fail "a follower with another CA: $(tail -3 "$SC_OUT")"
+[ -e "$T/g/endpoints.json" ] && grep -q '"ready": true' "$T/g/endpoints.json" && fail "a follower that cannot trust the head wrote ready files"
+REASON=$(grep -m1 -o "TLS with 127.0.0.1:$HEAD_SIDE: .*" "$SC_OUT" | head -c 160)
+kill -TERM "$SC_PID" "$F_PID"; wait "$SC_PID" "$F_PID"
+SIDECARS=("$HEAD_PID")
+"$SIDECAR" --status "https://127.0.0.1:$HEAD_SIDE" --cacert "$T/ca.pem" --token-file "$T/token" >"$T/st.out" 2>&1 ||
+    fail "--status over https: $(cat "$T/st.out")"
+grep -q 'master: ready' "$T/st.out" || fail "--status: $(cat "$T/st.out")"
+"$SIDECAR" --status "https://127.0.0.1:$HEAD_SIDE" --cacert "$T/other.pem" --token-file "$T/token" >"$T/st.out" 2>&1 &&
+    fail "--status trusted a certificate of another CA"
+pass "a follower over https with the token mirrors the head; one trusting another CA refuses it ($REASON) and writes nothing; --status https:// --cacert"
+SC_PID=$HEAD_PID
 kill -TERM "$SC_PID"; wait "$SC_PID"; rc=$?
 [ $rc -eq 0 ] || fail "exit $rc"
 SIDECARS=()

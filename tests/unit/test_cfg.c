@@ -29,7 +29,6 @@ static const struct {
 	{ "{\"admin\":{\"auth\":{\"basic_auth_users\":[]}}}", "admin.auth.basic_auth_users: must be an object of user names to bcrypt hashes, got an array" },
 	{ "{\"admin\":{\"tls\":{\"cert_file\":\"/c.pem\"}}}", "admin.tls: cert_file and key_file go together (one is set, the other not)" },
 	{ "{\"admin\":{\"tls\":{\"client_ca_file\":\"/ca.pem\"}}}", "admin.tls.client_ca_file: needs admin.tls.cert_file and key_file" },
-	{ "{\"job\":{\"nodes\":\"n[1-2]\",\"node\":\"n1\"},\"admin\":{\"tls\":{\"cert_file\":\"/c.pem\",\"key_file\":\"/k.pem\"}}}", "admin.tls: the sidecars of a job of 2 nodes reach each other over plain HTTP (follower, gangs, addresses); serve TLS on a single-node sidecar, or put a TLS proxy in front" },
 	{ "{\"job\":{\"user\":\"-root\"}}", "job.user: \"-root\" is not a user name (up to 32 letters, digits, '.', '_' or '-', not starting with '-')" },
 	{ "{\"job\":{\"user\":\"a b\"}}", "job.user: \"a b\" is not a user name (up to 32 letters, digits, '.', '_' or '-', not starting with '-')" },
 	{ "{\"master\":{\"rpc_port\":70000}}", "master.rpc_port: must be 1..65535, got 70000" },

@@ -22,7 +22,11 @@ static const struct {
 	{ "http://[fe80::1]", "fe80::1", 80, "/" },
 	{ "http://gpu-01.cluster_a.example.org:1", "gpu-01.cluster_a.example.org", 1, "/" },
 	{ "head:9103", NULL, 0, NULL },
-	{ "https://head:9103", NULL, 0, NULL },
+	{ "https://head:9103", "head", 9103, "/" },
+	{ "https://head", "head", 443, "/" },
+	{ "https://[::1]/s", "::1", 443, "/s" },
+	{ "httpss://head:9103", NULL, 0, NULL },
+	{ "ftp://head:9103", NULL, 0, NULL },
 	{ "http://", NULL, 0, NULL },
 	{ "http://:9103", NULL, 0, NULL },
 	{ "http://head:0", NULL, 0, NULL },
@@ -42,6 +46,19 @@ static const struct {
 	{ "@LONG@", NULL, 9103, "/" },
 	{ "@TOOLONG@", NULL, 0, NULL },
 };
+
+START_TEST(test_scheme)
+{
+	struct url u;
+	char err[256];
+	ck_assert_int_eq(url_parse("https://head:9103", &u, err, sizeof err), 0);
+	ck_assert_int_eq(u.tls, 1);
+	ck_assert_int_eq(url_parse("http://head:9103", &u, err, sizeof err), 0);
+	ck_assert_int_eq(u.tls, 0);
+	ck_assert_int_eq(url_parse("ftp://head", &u, err, sizeof err), -1);
+	ck_assert_str_eq(err, "must start with http:// or https://, got \"ftp://head\"");
+}
+END_TEST
 
 START_TEST(test_parse)
 {
@@ -95,6 +112,7 @@ main(void)
 	TCase *tc = tcase_create("url");
 	snprintf(long_name, sizeof long_name, "a%062d.b%062d.c%062d.d%060d", 1, 2, 3, 4);
 	snprintf(too_long, sizeof too_long, "a%062d.b%062d.c%062d.d%061d", 1, 2, 3, 4);
+	tcase_add_test(tc, test_scheme);
 	tcase_add_loop_test(tc, test_parse, 0, (int)(sizeof cases / sizeof cases[0]));
 	tcase_add_test(tc, test_hostport);
 	suite_add_tcase(s, tc);
