@@ -959,6 +959,9 @@ resolve(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
 	for (char **r = c->admin.public_routes; r != NULL && *r != NULL; r++)
 		if ((*r)[0] != '/' || strpbrk(*r, "? \t") != NULL)
 			strv_pushf(errs, "admin.public_routes: \"%s\" is not a path (\"/livez\", \"/readyz\", \"/metrics\" ...)", *r);
+	if (c->admin.tls_client_ca_file[0] != '\0' && c->job.nodes.n > 1)
+		strv_pushf(errs, "admin.tls.client_ca_file: the job's other sidecars present no client certificate "
+		    "(mutual TLS is for a sidecar alone on its job); use admin.auth between them");
 	for (size_t i = 0; i < c->job.sidecars.n; i++)
 		if (hostlist_index(&c->job.nodes, c->job.sidecars.v[i].key) < 0)
 			strv_pushf(errs, "job.sidecars.%s: not a node of job.nodes", c->job.sidecars.v[i].key);

@@ -23,6 +23,7 @@ static const struct {
 	"gb (GiB), like \"4294967296\" or \"4gb\""
 	{ "[]", "configuration: must be an object, got an array" },
 	{ "{\"bogus\":1}", "bogus: unknown key" },
+	{ "{\"job\":{\"nodes\":\"n[1-2]\",\"node\":\"n1\"},\"admin\":{\"tls\":{\"cert_file\":\"/c.pem\",\"key_file\":\"/k.pem\",\"client_ca_file\":\"/ca.pem\"}}}", "admin.tls.client_ca_file: the job's other sidecars present no client certificate (mutual TLS is for a sidecar alone on its job); use admin.auth between them" },
 	{ "{\"admin\":{\"write_routes\":true}}", "admin.write_routes: the master's mutating routes (remove_all, drain jobs, tenant quotas) need admin.auth: a bearer_token_file or basic_auth_users" },
 	{ "{\"admin\":{\"auth\":{\"basic_auth_users\":{\"prometheus\":\"secret\"}}}}", "admin.auth.basic_auth_users.prometheus: not a bcrypt hash ($2a$, $2b$ or $2y$, as htpasswd -B or mkpasswd -m bcrypt write it); plain-text passwords are not accepted" },
 	{ "{\"admin\":{\"auth\":{\"basic_auth_users\":{\"a:b\":\"$2b$10$abcdefghijklmnopqrstuuqflPDzB6gcMhKa1rZqKiun2YGL5sa2u\"}}}}", "admin.auth.basic_auth_users.a:b: not a user name (1 to 255 characters, no ':' or control character)" },
