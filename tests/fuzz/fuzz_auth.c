@@ -1,4 +1,5 @@
-/* An Authorization header and a token file as anyone may write them: no crash; only the exact
+/* An Authorization header and a token file as anyone may write them (a C string: what follows a NUL
+ * is not part of it): no crash; only the exact
  * token passes. */
 #include "config.h"
 #include <stdint.h>
@@ -26,7 +27,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		    (user[0] == '\0' || strchr(user, ':') != NULL || strlen(user) >= sizeof user))
 			abort();
 	}
-	if (auth_bcrypt_hash_ok(s) && (len != 60 || s[0] != '$'))
+	if (auth_bcrypt_hash_ok(s) && (strlen(s) != 60 || s[0] != '$'))
 		abort();
 	free(s);
 	return 0;
