@@ -14,12 +14,26 @@ counter(json_t *o, const char *key, long long min, long long *out)
 	return 0;
 }
 
+/* The etag, when it is one: never more than the next request's query can carry as it is. */
+static void
+take_etag(json_t *j, char *out, size_t outlen)
+{
+	const char *e = json_string_value(json_object_get(j, "etag"));
+	size_t n = e != NULL ? strlen(e) : 0;
+	if (n > 0 && n < 32 && n < outlen && strspn(e, "0123456789abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ-") == n)
+		memcpy(out, e, n + 1);
+}
+
 int
-gangview_parse(const char *body, size_t len, struct gang_view *out, size_t max, char *err, size_t errlen)
+gangview_parse(const char *body, size_t len, struct gang_view *out, size_t max, char *err, size_t errlen,
+    char *etag, size_t etaglen)
 {
 	json_error_t je;
 	json_t *j = json_loadb(body, len, 0, &je), *a, *g;
 	size_t i, n = 0;
+	if (etaglen > 0)
+		etag[0] = '\0';
 	if (j == NULL) {
 		snprintf(err, errlen, "/gangs is not JSON: %s", je.text);
 		return -1;
@@ -53,24 +67,9 @@ gangview_parse(const char *body, size_t len, struct gang_view *out, size_t max, 
 		snprintf(v.name, sizeof v.name, "%s", name);
 		out[n++] = v;
 	}
+	take_etag(j, etag, etaglen);
 	json_decref(j);
 	return (int)n;
-}
-
-int
-gangview_etag(const char *body, size_t len, char *out, size_t outlen)
-{
-	json_t *j = json_loadb(body, len, 0, NULL);
-	const char *e = json_string_value(json_object_get(j, "etag"));
-	size_t n = e != NULL ? strlen(e) : 0;
-	int ok = n > 0 && n < 32 && n < outlen && strspn(e, "0123456789abcdefghijklmnopqrstuvwxyz"
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ-") == n;
-	if (ok)
-		memcpy(out, e, n + 1);
-	else if (outlen > 0)
-		out[0] = '\0';
-	json_decref(j);
-	return ok ? 0 : -1;
 }
 
 const struct gang_view *

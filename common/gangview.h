@@ -24,12 +24,10 @@ struct gang_view {
 
 enum { GANGVIEW_RUNNING, GANGVIEW_FATAL, GANGVIEW_STOPPED };
 
-/* Parse body into at most max entries. Returns how many, or -1 with err saying what is wrong;
- * nothing else in the body is trusted. */
-int	gangview_parse(const char *, size_t, struct gang_view *, size_t, char *, size_t);
-/* The answer's "etag" (1 to 31 characters of [0-9a-zA-Z-]), for the next GET /gangs?since=: 0, or
- * -1 when it has none (an older sidecar, or not JSON). */
-int	gangview_etag(const char *, size_t, char *, size_t);
+/* Parse body into at most max entries, and its "etag" (1 to 31 characters of [0-9a-zA-Z-], for
+ * the next GET /gangs?since=) into etag ("" when it has none: an older sidecar). Returns how many,
+ * or -1 with err saying what is wrong; nothing else in the body is trusted. */
+int	gangview_parse(const char *, size_t, struct gang_view *, size_t, char *, size_t, char *, size_t);
 /* The entry named name among n, or NULL. */
 const struct gang_view *gangview_find(const struct gang_view *, size_t, const char *);
 #endif

@@ -512,26 +512,24 @@ peer_answered(const struct httpc_response *r, void *arg)
 	char err[300] = "", why[500];
 	double now = mono_now();
 
+	char tag[32] = "";
+
 	pr->req = NULL;
-	if (!ws->sc->stopping) {
-		char tag[32];
-		long next_ms = GANG_POLL_MS;
-		if (r->outcome == HTTPC_OK && r->status == 200 && gangview_etag(r->body, r->len, tag, sizeof tag) == 0) {
-			/* at once, unless it ignored ?since= (an unchanged answer well before the hold) */
-			if (strcmp(tag, pr->etag) != 0 || r->seconds * 1000.0 >= GANG_HOLD_MS / 2)
-				next_ms = 0;
-			snprintf(pr->etag, sizeof pr->etag, "%s", tag);
-		} else
-			pr->etag[0] = '\0';
-		struct timeval tv = { next_ms / 1000, (next_ms % 1000) * 1000 };
-		evtimer_add(pr->again, &tv);
-	}
 	if (r->outcome != HTTPC_OK)
 		snprintf(err, sizeof err, "%s", r->detail ? r->detail : "no answer");
 	else if (r->status != 200)
 		snprintf(err, sizeof err, "/gangs answered HTTP %d", r->status);
 	else
-		n = gangview_parse(r->body, r->len, v, 64, err, sizeof err);
+		n = gangview_parse(r->body, r->len, v, 64, err, sizeof err, tag, sizeof tag);
+	if (!ws->sc->stopping) {
+		/* the next poll at once with ?since=, unless the answer carried no etag or came back
+		 * unchanged well before the hold (the peer ignores ?since=): then after GANG_POLL_MS */
+		long next_ms = tag[0] != '\0' && (strcmp(tag, pr->etag) != 0 ||
+		    r->seconds * 1000.0 >= GANG_HOLD_MS / 2) ? 0 : GANG_POLL_MS;
+		struct timeval tv = { next_ms / 1000, (next_ms % 1000) * 1000 };
+		snprintf(pr->etag, sizeof pr->etag, "%s", tag);
+		evtimer_add(pr->again, &tv);
+	}
 	if (n < 0 && strcmp(err, pr->error) != 0)
 		log_warn("workers: the sidecar of %s at %s: %s", node, pr->url, err);
 	snprintf(pr->error, sizeof pr->error, "%s", n < 0 ? err : "");

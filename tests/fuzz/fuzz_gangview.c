@@ -12,10 +12,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
 	struct gang_view v[8];
 	char err[256];
-	int n = gangview_parse((const char *)data, len, v, 8, err, sizeof err);
 	char etag[32];
-	if (gangview_etag((const char *)data, len, etag, sizeof etag) == 0 && (etag[0] == '\0' ||
-	    strlen(etag) >= 32 || strcspn(etag, "&=?# %") != strlen(etag)))
+	int n = gangview_parse((const char *)data, len, v, 8, err, sizeof err, etag, sizeof etag);
+	if (strlen(etag) >= 32 || strcspn(etag, "&=?# %") != strlen(etag) || (n < 0 && etag[0] != '\0'))
 		abort();
 	for (int i = 0; i < n; i++)
 		if (v[i].name[0] == '\0' || strlen(v[i].name) >= GANG_NAME_MAX || v[i].generation < 1 ||

@@ -32,7 +32,7 @@ START_TEST(test_parse)
 {
 	struct gang_view v[4];
 	char err[256] = "";
-	int n = gangview_parse(cases[_i].body, strlen(cases[_i].body), v, 4, err, sizeof err);
+	int n = gangview_parse(cases[_i].body, strlen(cases[_i].body), v, 4, err, sizeof err, NULL, 0);
 	ck_assert_msg(n == cases[_i].n, "%s: %d (%s)", cases[_i].body, n, err);
 	if (n < 0)
 		ck_assert_str_eq(err, cases[_i].err);
@@ -44,7 +44,7 @@ START_TEST(test_values)
 	struct gang_view v[4];
 	char err[256];
 	const char *b = cases[2].body;
-	ck_assert_int_eq(gangview_parse(b, strlen(b), v, 4, err, sizeof err), 2);
+	ck_assert_int_eq(gangview_parse(b, strlen(b), v, 4, err, sizeof err, NULL, 0), 2);
 	ck_assert_ptr_nonnull(gangview_find(v, 2, "b"));
 	ck_assert_int_eq(gangview_find(v, 2, "b")->generation, 2);
 	ck_assert_int_eq(gangview_find(v, 2, "b")->failures, 5);
@@ -52,37 +52,47 @@ START_TEST(test_values)
 	ck_assert_int_eq(v[0].starts_in_ms, 0);
 	ck_assert_int_eq(v[0].over, GANGVIEW_RUNNING);
 	b = cases[14].body;
-	ck_assert_int_eq(gangview_parse(b, strlen(b), v, 4, err, sizeof err), 1);
+	ck_assert_int_eq(gangview_parse(b, strlen(b), v, 4, err, sizeof err, NULL, 0), 1);
 	ck_assert_int_eq(v[0].starts_in_ms, 250);
 	ck_assert_int_eq(v[0].over, GANGVIEW_FATAL);
 	b = cases[2].body;
 	/* more entries than room: the first ones only */
-	ck_assert_int_eq(gangview_parse(b, strlen(b), v, 1, err, sizeof err), 1);
+	ck_assert_int_eq(gangview_parse(b, strlen(b), v, 1, err, sizeof err, NULL, 0), 1);
 	ck_assert_str_eq(v[0].name, "a");
 	/* cut at every byte: refused, never a crash */
 	for (size_t n = 0; n < strlen(b); n++)
-		ck_assert_int_eq(gangview_parse(b, n, v, 4, err, sizeof err), -1);
+		ck_assert_int_eq(gangview_parse(b, n, v, 4, err, sizeof err, NULL, 0), -1);
 }
 END_TEST
 
 START_TEST(test_etag)
 {
-	static const struct { const char *body; int rc; const char *etag; } t[] = {
+	/* the etag comes with the parse; what is not one is no etag, not an error */
+	static const struct { const char *body; int n; const char *etag; } t[] = {
 		{ "{\"node\":\"n1\",\"etag\":\"00ff12ab34cd56ef\",\"gangs\":[]}", 0, "00ff12ab34cd56ef" },
-		{ "{\"gangs\":[]}", -1, "" },
-		{ "{\"etag\":\"\",\"gangs\":[]}", -1, "" },
-		{ "{\"etag\":\"a&b=c\"}", -1, "" },
-		{ "{\"etag\":\"0123456789012345678901234567890123\"}", -1, "" },
-		{ "{\"etag\":7}", -1, "" },
+		{ "{\"gangs\":[]}", 0, "" },
+		{ "{\"etag\":\"\",\"gangs\":[]}", 0, "" },
+		{ "{\"etag\":\"a&b=c\",\"gangs\":[]}", 0, "" },
+		{ "{\"etag\":\"0123456789012345678901234567890123\",\"gangs\":[]}", 0, "" },
+		{ "{\"etag\":7,\"gangs\":[]}", 0, "" },
+		{ "{\"etag\":\"abc\"}", -1, "" },
 		{ "not json", -1, "" },
 	};
-	char e[32];
+	struct gang_view v[4];
+	char e[32], err[256];
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-		ck_assert_int_eq(gangview_etag(t[i].body, strlen(t[i].body), e, sizeof e), t[i].rc);
+		ck_assert_int_eq(gangview_parse(t[i].body, strlen(t[i].body), v, 4, err, sizeof err, e, sizeof e),
+		    t[i].n);
 		ck_assert_str_eq(e, t[i].etag);
 	}
-	/* room for fewer characters than it has: refused, not cut */
-	ck_assert_int_eq(gangview_etag(t[0].body, strlen(t[0].body), e, 8), -1);
+	/* room for fewer characters than it has: not taken, not cut */
+	ck_assert_int_eq(gangview_parse(t[0].body, strlen(t[0].body), v, 4, err, sizeof err, e, 8), 0);
+	ck_assert_str_eq(e, "");
+	/* cut at every byte: no etag from a body that does not parse */
+	for (size_t n = 0; n < strlen(t[0].body); n++) {
+		ck_assert_int_eq(gangview_parse(t[0].body, n, v, 4, err, sizeof err, e, sizeof e), -1);
+		ck_assert_str_eq(e, "");
+	}
 }
 END_TEST
 
