@@ -295,27 +295,33 @@ timer_clear(struct child *c)
 	}
 }
 
-/* The restart backoff runs on a timerfd: libevent's own timers wait in epoll_wait, whose timeout
- * is whole milliseconds rounded up, and a restart is due at its backoff, not up to 1 ms later. The
- * stop timeout (and a backoff of 0) need no such precision. */
 static void
 timer_set(struct child *c, event_callback_fn fn, long ms)
 {
 	struct timeval tv = ms_tv(ms);
 	timer_clear(c);
-	if (fn == backoff_cb && ms > 0 &&
-	    (c->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)) >= 0) {
-		struct itimerspec its = { { 0, 0 }, { ms / 1000, (ms % 1000) * 1000000L } };
+	c->timer = evtimer_new(c->base, fn, c);
+	evtimer_add(c->timer, &tv);
+}
+
+/* The restart backoff runs on a timerfd: libevent's own timers wait in epoll_wait, whose timeout
+ * is whole milliseconds rounded up, and a restart is due at its backoff, not up to 1 ms later. The
+ * stop timeout (and a backoff of 0) need no such precision. */
+static void
+backoff_set(struct child *c, long ms)
+{
+	struct itimerspec its = { { 0, 0 }, { ms / 1000, (ms % 1000) * 1000000L } };
+	timer_clear(c);
+	if (ms > 0 && (c->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)) >= 0) {
 		if (timerfd_settime(c->timer_fd, 0, &its, NULL) == 0) {
-			c->timer = event_new(c->base, c->timer_fd, EV_READ, fn, c);
+			c->timer = event_new(c->base, c->timer_fd, EV_READ, backoff_cb, c);
 			event_add(c->timer, NULL);
 			return;
 		}
 		close(c->timer_fd);
 		c->timer_fd = -1;
 	}
-	c->timer = evtimer_new(c->base, fn, c);
-	evtimer_add(c->timer, &tv);
+	timer_set(c, backoff_cb, ms);
 }
 
 static void
@@ -358,7 +364,7 @@ schedule_restart(struct child *c, double now, const char *why)
 	c->backoff_ms = backoff_delay(c->restart->backoff_initial_ms, c->restart->backoff_max_ms, c->failures);
 	/* The timer runs from now: whatever the state change triggers (the endpoint files marked not
 	 * ready, fsynced) overlaps the backoff instead of adding to it. */
-	timer_set(c, backoff_cb, c->backoff_ms);
+	backoff_set(c, c->backoff_ms);
 	set_state(c, CHILD_BACKOFF, "%s; restarting in %ld ms", why, c->backoff_ms);
 }
 
@@ -553,7 +559,7 @@ start_in(struct child *c, long delay_ms, const char *why)
 {
 	c->gang_restart = 0;
 	c->backoff_ms = delay_ms;
-	timer_set(c, backoff_cb, delay_ms);
+	backoff_set(c, delay_ms);
 	set_state(c, CHILD_BACKOFF, "%s; restarting in %ld ms with its gang", why, delay_ms);
 }
 
@@ -565,13 +571,12 @@ child_restart_in(struct child *c, const char *why, long delay_ms)
 	if (c->pid > 0) {
 		c->gang_restart = 1;
 		c->restart_after_stop = 0;
-		if (c->state != CHILD_STOPPING)
+		if (c->state != CHILD_STOPPING) {	/* one already stopping keeps its SIGKILL deadline */
 			set_state(c, CHILD_STOPPING, "%s", why);
-		send_stop(c, 0);
-	} else {
-		timer_clear(c);
+			send_stop(c, 0);
+		}
+	} else
 		start_in(c, delay_ms, why);
-	}
 }
 
 void
