@@ -35,8 +35,8 @@ struct basic {
 	pthread_t		 thread;
 	pthread_mutex_t		 mu;
 	pthread_cond_t		 cv;
-	struct basic_req	*todo, *done;	/* guarded by mu */
-	int			 ntodo;
+	struct basic_req	*queue, *done;	/* guarded by mu */
+	int			 nqueued;
 	int			 stop;
 	int			 pipe[2];	/* the thread tells the loop */
 	struct event		*ev;
@@ -63,13 +63,13 @@ worker(void *arg)
 	pthread_mutex_lock(&b->mu);
 	for (;;) {
 		struct basic_req *r;
-		while (b->todo == NULL && !b->stop)
+		while (b->queue == NULL && !b->stop)
 			pthread_cond_wait(&b->cv, &b->mu);
 		if (b->stop)
 			break;
-		r = b->todo;
-		b->todo = r->next;
-		b->ntodo--;
+		r = b->queue;
+		b->queue = r->next;
+		b->nqueued--;
 		pthread_mutex_unlock(&b->mu);
 		{
 			const char *out = crypt_r(r->pass, r->hash, cd);
@@ -158,7 +158,7 @@ basic_free(struct basic *b)
 	pthread_cond_signal(&b->cv);
 	pthread_mutex_unlock(&b->mu);
 	pthread_join(b->thread, NULL);
-	for (r = b->todo; r != NULL; r = next) {
+	for (r = b->queue; r != NULL; r = next) {
 		next = r->next;
 		req_free(r);
 	}
@@ -193,7 +193,7 @@ basic_check(struct basic *b, const char *user, const char *pass, basic_cb cb, vo
 		return BASIC_OK;
 	}
 	pthread_mutex_lock(&b->mu);
-	if (b->ntodo >= BASIC_QUEUE) {
+	if (b->nqueued >= BASIC_QUEUE) {
 		pthread_mutex_unlock(&b->mu);
 		free(r);
 		return BASIC_BUSY;
@@ -205,12 +205,12 @@ basic_check(struct basic *b, const char *user, const char *pass, basic_cb cb, vo
 	r->cb = cb;
 	r->arg = arg;
 	{	/* in arrival order */
-		struct basic_req **pp = &b->todo;
+		struct basic_req **pp = &b->queue;
 		while (*pp != NULL)
 			pp = &(*pp)->next;
 		*pp = r;
 	}
-	b->ntodo++;
+	b->nqueued++;
 	pthread_cond_signal(&b->cv);
 	pthread_mutex_unlock(&b->mu);
 	*out = r;

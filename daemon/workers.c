@@ -80,9 +80,7 @@ struct gang {
 	int		 over;			/* GANG_FATAL or GANG_STOPPED: stays down */
 	int		 reason;		/* of the last generation: enum gang_reason */
 	unsigned	 by_reason[4];		/* restarts applied here, by reason */
-	char		 role[64];		/* its group's */
-	size_t		 first_node;		/* the nodes it spans: first_node .. + nnodes - 1 */
-	int		 nnodes;
+	const struct topo_endpoint *ep;		/* its endpoint: role, nodes (the leader first) */
 };
 
 /* Why a gang restarted, as the metrics say: one of its members failed (exited, or was stopped at
@@ -144,7 +142,6 @@ struct workers {
 	struct peer	*peers;
 	size_t		 npeers;
 	struct event	*gang_ev;	/* deferred: act on local member failures */
-
 };
 
 /* A peer's /gangs is long-polled: it answers when its gangs change, or after GANG_HOLD_MS; after a
@@ -358,6 +355,7 @@ worker_spawned(struct child *c)
 	health_schedule(w, w->hc->interval_ms / 10 > 20 ? w->hc->interval_ms / 10 : 20);
 }
 
+static int	gang_ready(const struct gang *);
 static const char	*gang_state(const struct gang *);
 
 static void
@@ -385,8 +383,7 @@ worker_changed(struct child *c, int old)
 		h->count++;
 		h->sum += c->ready_seconds;
 	}
-	if (w->gang != NULL && c->state == CHILD_READY && w->gang->ready_at == 0 &&
-	    strcmp(gang_state(w->gang), "ready") == 0)
+	if (w->gang != NULL && c->state == CHILD_READY && w->gang->ready_at == 0 && gang_ready(w->gang))
 		w->gang->ready_at = mono_now();
 	if (c->state != old)
 		sidecar_changed(w->ws->sc);
@@ -635,9 +632,7 @@ gangs_init(struct workers *ws, int me, char *err, size_t errlen)
 		g = &ws->gangs[ws->ngangs++];
 		g->ws = ws;
 		snprintf(g->name, sizeof g->name, "%s_w%d", t->endpoints[e].role, t->endpoints[e].index);
-		snprintf(g->role, sizeof g->role, "%s", t->endpoints[e].role);
-		g->first_node = t->endpoints[e].first_node;
-		g->nnodes = t->endpoints[e].nnodes;
+		g->ep = &t->endpoints[e];
 		g->leader = t->endpoints[e].first_node;
 		g->is_leader = (int)g->leader == me;
 		g->generation = 1;
@@ -716,7 +711,7 @@ workers_metrics(const struct workers *ws, struct buf *b)
 	    "counter");
 	for (size_t i = 0; ws != NULL && i < ws->ngangs; i++)
 		for (int r = 0; r < 4; r++) {
-			const char *l[] = { "gang", ws->gangs[i].name, "group", ws->gangs[i].role, "reason",
+			const char *l[] = { "gang", ws->gangs[i].name, "group", ws->gangs[i].ep->role, "reason",
 			    gang_reason_names[r], NULL };
 			prom_sample(b, "mooncake_sidecar_gang_restarts_total", l, ws->gangs[i].by_reason[r]);
 		}
@@ -748,15 +743,21 @@ workers_gangs_etag(const struct workers *ws, char *buf, size_t len)
 static const char *
 gang_state(const struct gang *g)
 {
-	const struct workers *ws = g->ws;
 	if (g->over != GANG_RUNNING)
 		return gang_over_names[g->over];
 	if (g->waiting)
 		return "waiting";
+	return gang_ready(g) ? "ready" : "starting";
+}
+
+/* Every member here is healthy. */
+static int
+gang_ready(const struct gang *g)
+{
 	for (size_t k = 0; k < g->nlocal; k++)
-		if (!ws->started || ws->w[g->local[k]].child.state != CHILD_READY)
-			return "starting";
-	return "ready";
+		if (!g->ws->started || g->ws->w[g->local[k]].child.state != CHILD_READY)
+			return 0;
+	return 1;
 }
 
 json_t *
@@ -771,8 +772,8 @@ workers_gangs(const struct workers *ws)
 			json_array_append_new(m, json_string(ws->started ? ws->w[g->local[k]].child.name : ""));
 		double left = (g->start_at - now) * 1000.0;
 		json_t *nodes = json_array();
-		for (int k = 0; k < g->nnodes; k++)
-			json_array_append_new(nodes, json_string(ws->sc->cfg.job.nodes.v[g->first_node + (size_t)k]));
+		for (int k = 0; k < g->ep->nnodes; k++)
+			json_array_append_new(nodes, json_string(ws->sc->cfg.job.nodes.v[g->leader + (size_t)k]));
 		json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:s, s:o, s:b, s:s, s:I, s:I, s:o, s:s}", "name",
 		    g->name, "generation", (json_int_t)g->generation, "failures", (json_int_t)g->failures, "leader",
 		    ws->sc->cfg.job.nodes.v[g->leader], "nodes", nodes, "waiting", g->waiting, "state", gang_state(g),
@@ -814,11 +815,11 @@ workers_new(struct sidecar *sc, char *err, size_t errlen)
 	const struct cfg *c = &sc->cfg;
 	int me = hostlist_index(&c->job.nodes, c->job.node);
 	ws->sc = sc;
-	ws->ready = xcalloc(c->workers.ngroups + 1, sizeof *ws->ready);
 	if (topology_build(c, &c->job.nodes, c->job.gpus_per_node, &ws->topo, err, errlen) != 0) {
 		free(ws);
 		return NULL;
 	}
+	ws->ready = xcalloc(c->workers.ngroups + 1, sizeof *ws->ready);
 	if (me < 0 && ws->topo.nprocs > 0)
 		log_warn("workers: this node (%s) is not in job.nodes; it runs no workers", c->job.node);
 	ws->w = xcalloc(ws->topo.nprocs + 1, sizeof *ws->w);
