@@ -573,68 +573,62 @@ admin_changed(struct admin *a)
 	}
 }
 
-/* One of the master's mutating routes, with its body and Content-Type, sent once. */
-static enum MHD_Result
-proxy_write(struct request *r, const char *url)
+/* A request to pass on to the master: url with the query exactly as the client sent it, suspended
+ * for the answer. NULL when it has been answered instead (a bad query, no master running). */
+static char *
+upstream_path(struct request *r, const char *url, enum MHD_Result *ret)
 {
 	struct admin *a = r->a;
 	struct query q = { { NULL, 0, 0 }, 0 };
 	char *path;
-	r->route = r->write->path;
-	if (r->too_large)
-		return respond_error(r, MHD_HTTP_CONTENT_TOO_LARGE, "bodies of the master's mutating routes are "
-		    "accepted up to 1 MiB");
 	MHD_get_connection_values_n(r->conn, MHD_GET_ARGUMENT_KIND, query_arg, &q);
 	if (q.bad) {
 		buf_free(&q.b);
-		return respond_error(r, MHD_HTTP_BAD_REQUEST, "control character or malformed percent-encoding in the query");
+		*ret = respond_error(r, MHD_HTTP_BAD_REQUEST, "control character or malformed percent-encoding in the query");
+		return NULL;
 	}
 	if (!master_running(a)) {
 		buf_free(&q.b);
-		return respond_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, a->sc->master ? "the master is not running" :
+		*ret = respond_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, a->sc->master ? "the master is not running" :
 		    "no master runs on this node");
+		return NULL;
 	}
 	path = xasprintf("%s%s", url, q.b.p ? q.b.p : "");
 	buf_free(&q.b);
 	suspend(r);
-	r->up = httpc_request(a->proxy, r->write->method, path, MHD_lookup_connection_value(r->conn,
-	    MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE), r->body.p, r->body.len, 0, proxy_done, r);
-	free(path);
-	return MHD_YES;
+	*ret = MHD_YES;
+	return path;
 }
 
 static enum MHD_Result
 route(struct request *r, const char *url)
 {
 	struct admin *a = r->a;
-	struct query q = { { NULL, 0, 0 }, 0 };
+	enum MHD_Result ret;
+	char *path;
 
-	if (r->write != NULL)
-		return proxy_write(r, url);
-
+	/* one of the master's mutating routes, with its body and Content-Type, sent once */
+	if (r->write != NULL) {
+		r->route = r->write->path;
+		if (r->too_large)
+			return respond_error(r, MHD_HTTP_CONTENT_TOO_LARGE, "bodies of the master's mutating routes "
+			    "are accepted up to 1 MiB");
+		if ((path = upstream_path(r, url, &ret)) != NULL)
+			r->up = httpc_request(a->proxy, r->write->method, path, MHD_lookup_connection_value(r->conn,
+			    MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE), r->body.p, r->body.len, 0, proxy_done, r);
+		free(path);
+		return ret;
+	}
 	for (size_t i = 0; i < sizeof proxied / sizeof proxied[0]; i++) {
 		if (proxied[i] == NULL && !a->sc->cfg.admin.debug_routes)
 			break;		/* the debug routes follow the first NULL */
 		if (proxied[i] == NULL || strcmp(url, proxied[i]) != 0)
 			continue;
 		r->route = proxied[i];
-		MHD_get_connection_values_n(r->conn, MHD_GET_ARGUMENT_KIND, query_arg, &q);
-		if (q.bad) {
-			buf_free(&q.b);
-			return respond_error(r, MHD_HTTP_BAD_REQUEST,
-			    "control character or malformed percent-encoding in the query");
-		}
-		if (!master_running(a)) {
-			buf_free(&q.b);
-			return respond_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, a->sc->master ?
-			    "the master is not running" : "no master runs on this node");
-		}
-		char *path = xasprintf("%s%s", url, q.b.p ? q.b.p : "");
-		buf_free(&q.b);
-		suspend(r);
-		upstream_get(r, path, 0, proxy_done);
+		if ((path = upstream_path(r, url, &ret)) != NULL)
+			upstream_get(r, path, 0, proxy_done);
 		free(path);
-		return MHD_YES;
+		return ret;
 	}
 	if (strcmp(url, "/livez") == 0) {
 		r->route = "/livez";
@@ -675,7 +669,6 @@ route(struct request *r, const char *url)
 		view_build(a->sc, &v);
 		s = view_status_json(&v);
 		view_free(&v);
-		enum MHD_Result ret;
 		r->route = "/status";
 		ret = respond(r, MHD_HTTP_OK, "application/json", s, strlen(s));
 		free(s);
@@ -723,7 +716,7 @@ route(struct request *r, const char *url)
 	{
 		json_t *o = json_pack("{s:s, s:s}", "error", "not found", "path", url);
 		char *s = json_dumps(o, JSON_COMPACT);
-		enum MHD_Result ret = respond(r, MHD_HTTP_NOT_FOUND, "application/json", s, strlen(s));
+		ret = respond(r, MHD_HTTP_NOT_FOUND, "application/json", s, strlen(s));
 		json_decref(o);
 		free(s);
 		return ret;
