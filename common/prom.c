@@ -62,3 +62,40 @@ prom_sample(struct buf *b, const char *name, const char *const *labels, double v
 	else
 		buf_printf(b, " %.9g\n", v);
 }
+
+void
+prom_hist_observe(struct prom_hist *h, const double *bounds, size_t n, double v)
+{
+	for (size_t i = 0; i < n && i < PROM_HIST_MAX; i++)
+		h->bucket[i] += v <= bounds[i];
+	h->count++;
+	h->sum += v;
+}
+
+void
+prom_histogram(struct buf *b, const char *name, const char *const *labels, const double *bounds, size_t n,
+    const struct prom_hist *h)
+{
+	const char *l[16];
+	char le[32], metric[200];
+	size_t k = 0;
+	for (; labels != NULL && labels[k] != NULL && k < 12; k++)
+		l[k] = labels[k];
+	l[k] = "le";
+	l[k + 1] = le;
+	l[k + 2] = NULL;
+	if (n > PROM_HIST_MAX)
+		n = PROM_HIST_MAX;
+	snprintf(metric, sizeof metric, "%s_bucket", name);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(le, sizeof le, "%g", bounds[i]);
+		prom_sample(b, metric, l, (double)h->bucket[i]);
+	}
+	snprintf(le, sizeof le, "+Inf");
+	prom_sample(b, metric, l, (double)h->count);
+	l[k] = NULL;
+	snprintf(metric, sizeof metric, "%s_sum", name);
+	prom_sample(b, metric, l, h->sum);
+	snprintf(metric, sizeof metric, "%s_count", name);
+	prom_sample(b, metric, l, (double)h->count);
+}

@@ -21,11 +21,7 @@ static const char *const op_names[OP_COUNT] = {
 };
 static const char *const st_names[ST_COUNT] = { "ok", "error", "timeout" };
 
-static struct {
-	unsigned long	bucket[NBUCKETS];
-	unsigned long	count;
-	double		sum;
-} hist[OP_COUNT][ST_COUNT];
+static struct prom_hist hist[OP_COUNT][ST_COUNT];
 
 struct http_count {
 	char		*route;
@@ -57,11 +53,7 @@ metrics_observe(int op, int st, double secs)
 {
 	if (op < 0 || op >= OP_COUNT || st < 0 || st >= ST_COUNT)
 		return;
-	for (size_t i = 0; i < NBUCKETS; i++)
-		if (secs <= buckets[i])
-			hist[op][st].bucket[i]++;
-	hist[op][st].count++;
-	hist[op][st].sum += secs;
+	prom_hist_observe(&hist[op][st], buckets, NBUCKETS, secs);
 }
 
 void
@@ -79,25 +71,14 @@ metrics_http(const char *route, int code)
 static void
 render_ops(struct buf *b)
 {
-	char le[32];
 	prom_family(b, "mooncake_sidecar_operation_duration_seconds",
 	    "Duration of the sidecar's operations (probes, proxied requests, spawns, endpoint writes).",
 	    "histogram");
 	for (int o = 0; o < OP_COUNT; o++)
 		for (int s = 0; s < ST_COUNT; s++) {
-			const char *l[] = { "operation", op_names[o], "status", st_names[s], "le", le, NULL };
-			for (size_t i = 0; i < NBUCKETS; i++) {
-				snprintf(le, sizeof le, "%g", buckets[i]);
-				prom_sample(b, "mooncake_sidecar_operation_duration_seconds_bucket", l,
-				    (double)hist[o][s].bucket[i]);
-			}
-			snprintf(le, sizeof le, "+Inf");
-			prom_sample(b, "mooncake_sidecar_operation_duration_seconds_bucket", l,
-			    (double)hist[o][s].count);
-			l[4] = NULL;
-			prom_sample(b, "mooncake_sidecar_operation_duration_seconds_sum", l, hist[o][s].sum);
-			prom_sample(b, "mooncake_sidecar_operation_duration_seconds_count", l,
-			    (double)hist[o][s].count);
+			const char *l[] = { "operation", op_names[o], "status", st_names[s], NULL };
+			prom_histogram(b, "mooncake_sidecar_operation_duration_seconds", l, buckets, NBUCKETS,
+			    &hist[o][s]);
 		}
 	prom_family(b, "mooncake_sidecar_operations_total", "Operations by kind and outcome.", "counter");
 	for (int o = 0; o < OP_COUNT; o++)

@@ -119,15 +119,10 @@ struct leader {
 /* Time from exec to the first healthy check (model loading), per group. */
 static const double ready_buckets[] = { 0.1, 0.5, 1, 5, 10, 30, 60, 120, 300, 600, 1200, 1800 };
 #define NREADY_BUCKETS	(sizeof ready_buckets / sizeof ready_buckets[0])
-struct ready_hist {
-	unsigned long	bucket[NREADY_BUCKETS];
-	unsigned long	count;
-	double		sum;
-};
 
 struct workers {
 	struct sidecar	*sc;
-	struct ready_hist *ready;	/* by group index */
+	struct prom_hist *ready;	/* by group index */
 	struct topology	 topo;
 	struct worker	*w;
 	size_t		 n;
@@ -377,11 +372,8 @@ worker_changed(struct child *c, int old)
 		event_active(w->ws->gang_ev, 0, 0);
 	}
 	if (c->state == CHILD_READY && old == CHILD_STARTING) {
-		struct ready_hist *h = &w->ws->ready[w->ws->topo.endpoints[w->ws->topo.procs[w->proc].endpoint].group];
-		for (size_t i = 0; i < NREADY_BUCKETS; i++)
-			h->bucket[i] += c->ready_seconds <= ready_buckets[i];
-		h->count++;
-		h->sum += c->ready_seconds;
+		prom_hist_observe(&w->ws->ready[w->ws->topo.endpoints[w->ws->topo.procs[w->proc].endpoint].group],
+		    ready_buckets, NREADY_BUCKETS, c->ready_seconds);
 	}
 	if (w->gang != NULL && c->state == CHILD_READY && w->gang->ready_at == 0 && gang_ready(w->gang))
 		w->gang->ready_at = mono_now();
@@ -685,21 +677,11 @@ workers_metrics(const struct workers *ws, struct buf *b)
 	prom_family(b, "mooncake_sidecar_worker_ready_seconds", "Time from a worker's exec to its first healthy "
 	    "check (model loading), by group.", "histogram");
 	for (size_t g = 0; ws != NULL && ws->n > 0 && g < c->workers.ngroups; g++) {
-		const struct ready_hist *h = &ws->ready[g];
-		char idx[24], le[32];
-		const char *l[] = { "group", c->workers.groups[g].role, "group_index", idx, "le", le, NULL };
+		char idx[24];
+		const char *l[] = { "group", c->workers.groups[g].role, "group_index", idx, NULL };
 		snprintf(idx, sizeof idx, "%zu", g);
-		for (size_t i = 0; i <= NREADY_BUCKETS; i++) {
-			if (i < NREADY_BUCKETS)
-				snprintf(le, sizeof le, "%g", ready_buckets[i]);
-			else
-				snprintf(le, sizeof le, "+Inf");
-			prom_sample(b, "mooncake_sidecar_worker_ready_seconds_bucket", l,
-			    (double)(i < NREADY_BUCKETS ? h->bucket[i] : h->count));
-		}
-		l[4] = NULL;
-		prom_sample(b, "mooncake_sidecar_worker_ready_seconds_sum", l, h->sum);
-		prom_sample(b, "mooncake_sidecar_worker_ready_seconds_count", l, (double)h->count);
+		prom_histogram(b, "mooncake_sidecar_worker_ready_seconds", l, ready_buckets, NREADY_BUCKETS,
+		    &ws->ready[g]);
 	}
 	prom_family(b, "mooncake_sidecar_gang_generation",
 	    "The generation of a gang with members on this node (one more at each gang restart).", "gauge");

@@ -21,6 +21,26 @@ START_TEST(test_family_and_samples)
 }
 END_TEST
 
+START_TEST(test_histogram)
+{
+	static const double bounds[] = { 0.5, 2 };
+	struct prom_hist h = { { 0 }, 0, 0 };
+	struct buf b = { 0 };
+	const char *l[] = { "group", "agg", NULL };
+	prom_hist_observe(&h, bounds, 2, 0.25);
+	prom_hist_observe(&h, bounds, 2, 1);
+	prom_hist_observe(&h, bounds, 2, 5);
+	prom_histogram(&b, "t_seconds", l, bounds, 2, &h);
+	ck_assert_str_eq(b.p, "t_seconds_bucket{group=\"agg\",le=\"0.5\"} 1\n"
+	    "t_seconds_bucket{group=\"agg\",le=\"2\"} 2\nt_seconds_bucket{group=\"agg\",le=\"+Inf\"} 3\n"
+	    "t_seconds_sum{group=\"agg\"} 6.25\nt_seconds_count{group=\"agg\"} 3\n");
+	buf_free(&b);
+	prom_histogram(&b, "u", NULL, bounds, 0, &h);
+	ck_assert_str_eq(b.p, "u_bucket{le=\"+Inf\"} 3\nu_sum 6.25\nu_count 3\n");
+	buf_free(&b);
+}
+END_TEST
+
 START_TEST(test_label_escaping)
 {
 	struct buf b = { 0 };
@@ -68,6 +88,7 @@ main(void)
 	TCase *tc = tcase_create("prom");
 	tcase_add_test(tc, test_family_and_samples);
 	tcase_add_test(tc, test_label_escaping);
+	tcase_add_test(tc, test_histogram);
 	tcase_add_test(tc, test_buf);
 	tcase_add_test(tc, test_json_string);
 	suite_add_tcase(s, tc);
