@@ -1,4 +1,5 @@
 #include "config.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,7 @@ read_pem(const char *key, const char *path, char *err, size_t errlen)
 	size_t len = 0;
 	char *s = file_read(path, &len);
 	if (s == NULL)
-		snprintf(err, errlen, "%s: cannot read %s", key, path);
+		snprintf(err, errlen, "%s: cannot read %s: %s", key, path, strerror(errno));
 	else if (len == 0 || len > TLS_FILE_MAX || strlen(s) != len) {
 		snprintf(err, errlen, "%s: %s is not a PEM file (empty, over 1 MiB, or binary)", key, path);
 		free(s);
