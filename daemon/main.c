@@ -163,7 +163,7 @@ check_names(struct sidecar *s, struct strv *errs)
 		strv_pushf(errs, "job.user: no user \"%s\" on this node", cfg->job.user);
 	if (cfg->admin.tls_cert_file[0] != '\0' && tls_load(cfg, &s->tls, err, sizeof err) != 0)
 		strv_pushf(errs, "%s", err);
-	if (needs_peer_tls(cfg) && tls_client_cred(cfg->master.ca_file, &s->peer_cred, err, sizeof err) != 0)
+	if (needs_peer_tls(cfg) && tls_client_cred("master.ca_file", cfg->master.ca_file, &s->peer_cred, err, sizeof err) != 0)
 		strv_pushf(errs, "%s", err);
 	if (cfg->admin.bearer_token_file[0] != '\0' && sidecar_read_token(cfg->admin.bearer_token_file,
 	    s->token, sizeof s->token, err, sizeof err) != 0)

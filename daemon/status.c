@@ -50,7 +50,7 @@ http_get(const char *url, const char *path, const char *token, const char *cacer
 	free(full);
 	if (rc != 0 || httpc_resolve(u.host, u.port, &t, err, errlen) != 0)
 		return NULL;
-	if (u.tls && tls_client_cred(cacert, &cred, err, errlen) != 0)
+	if (u.tls && tls_client_cred("--cacert", cacert, &cred, err, errlen) != 0)
 		return NULL;
 	base = event_base_new();
 	c = httpc_new(base, &t, 1, 16 * 1024 * 1024, STATUS_TIMEOUT_MS);

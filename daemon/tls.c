@@ -78,7 +78,7 @@ tls_pem_free(struct tls_pem *t)
 }
 
 int
-tls_client_cred(const char *ca_file, void **out, char *err, size_t errlen)
+tls_client_cred(const char *key, const char *ca_file, void **out, char *err, size_t errlen)
 {
 	gnutls_certificate_credentials_t cred;
 	int rc;
@@ -87,7 +87,7 @@ tls_client_cred(const char *ca_file, void **out, char *err, size_t errlen)
 		return -1;
 	}
 	if (ca_file != NULL && ca_file[0] != '\0') {
-		char *pem = read_pem("master.ca_file", ca_file, err, errlen);
+		char *pem = read_pem(key, ca_file, err, errlen);
 		gnutls_datum_t d;
 		if (pem == NULL) {
 			gnutls_certificate_free_credentials(cred);
@@ -97,7 +97,7 @@ tls_client_cred(const char *ca_file, void **out, char *err, size_t errlen)
 		rc = gnutls_certificate_set_x509_trust_mem(cred, &d, GNUTLS_X509_FMT_PEM);
 		free(pem);
 		if (rc <= 0) {
-			snprintf(err, errlen, "master.ca_file: %s: %s", ca_file, rc < 0 ? gnutls_strerror(rc) :
+			snprintf(err, errlen, "%s: %s: %s", key, ca_file, rc < 0 ? gnutls_strerror(rc) :
 			    "no certificate in it");
 			gnutls_certificate_free_credentials(cred);
 			return -1;
