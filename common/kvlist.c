@@ -13,7 +13,10 @@ kvlist_set(struct kvlist *l, const char *key, const char *value)
 			l->v[i].value = xstrdup(value);
 			return;
 		}
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof *l->v);
+	if (l->n + 1 > l->cap) {
+		l->cap = l->n + 1 > 2 * l->cap ? l->n + 8 : 2 * l->cap;
+		l->v = xrealloc(l->v, l->cap * sizeof *l->v);
+	}
 	l->v[l->n].key = xstrdup(key);
 	l->v[l->n++].value = xstrdup(value);
 }
@@ -36,5 +39,5 @@ kvlist_clear(struct kvlist *l)
 	}
 	free(l->v);
 	l->v = NULL;
-	l->n = 0;
+	l->n = l->cap = 0;
 }

@@ -11,6 +11,7 @@ struct kv {
 struct kvlist {
 	struct kv	*v;
 	size_t		 n;
+	size_t		 cap;	/* entries v has room for; 0: only n (as cfg.c allocates it) */
 };
 
 /* Set a key: a key already there keeps its place and takes the new value. */

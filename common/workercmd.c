@@ -45,7 +45,7 @@ substitute(const char *in, const struct fill *f, size_t n)
 		else if (f[i].s != NULL)
 			buf_puts(&b, f[i].s);
 		else
-			buf_printf(&b, "%ld", f[i].n);
+			buf_long(&b, f[i].n);
 		p = close + 1;
 	}
 	return buf_take(&b, NULL);
@@ -60,6 +60,10 @@ drop_flag(struct strv *argv, const char *flag, int takes_value)
 	for (size_t i = 0; i < argv->n;) {
 		char *a = argv->v[i];
 		size_t span = 0;
+		if (a[0] != flag[0] || (n > 1 && a[1] != flag[1]) || (n > 2 && a[2] != flag[2])) {
+			i++;	/* cannot be it: most arguments differ within their first three bytes */
+			continue;
+		}
 		if (strcmp(a, flag) == 0)
 			span = takes_value && i + 1 < argv->n ? 2 : 1;
 		else if (takes_value && strncmp(a, flag, n) == 0 && a[n] == '=')
@@ -79,25 +83,36 @@ drop_flag(struct strv *argv, const char *flag, int takes_value)
 }
 
 static void
-push_kv(struct strv *argv, const char *flag, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+push_str(struct strv *argv, const char *flag, const char *value)
+{
+	strv_push(argv, flag);
+	strv_push(argv, value);
+}
 
 static void
-push_kv(struct strv *argv, const char *flag, const char *fmt, ...)
+push_num(struct strv *argv, const char *flag, long value)
 {
-	va_list ap;
-	strv_push(argv, flag);
-	va_start(ap, fmt);
-	strv_take(argv, xvasprintf(fmt, ap));
-	va_end(ap);
+	char t[LONG_STR_MAX];
+	long_str(value, t);
+	push_str(argv, flag, t);
 }
 
 /* "0,1,2": a process's GPU indices, as CUDA_VISIBLE_DEVICES and --device-ids take them. */
 static void
 join_gpus(const struct topo_process *p, char *buf, size_t len)
 {
+	size_t at = 0;
 	buf[0] = '\0';
-	for (int x = 0; x < p->ngpus; x++)
-		snprintf(buf + strlen(buf), len - strlen(buf), "%s%d", x ? "," : "", p->gpus[x]);
+	for (int x = 0; x < p->ngpus; x++) {
+		char t[LONG_STR_MAX];
+		size_t n = long_str(p->gpus[x], t);
+		if (at + n + 2 > len)
+			break;
+		if (x)
+			buf[at++] = ',';
+		memcpy(buf + at, t, n + 1);
+		at += n;
+	}
 }
 
 static void
@@ -115,34 +130,34 @@ vllm_flags(const struct cfg *c, const struct topo_process *p, const char *leader
 	if (c->workers.device_ids) {
 		char ids[256];
 		join_gpus(p, ids, sizeof ids);
-		push_kv(argv, "--device-ids", "%s", ids);
+		push_str(argv, "--device-ids", ids);
 	}
 	switch (p->kind) {
 	case TOPO_PER_GPU:
-		push_kv(argv, "--data-parallel-rank", "%d", p->dp_rank);
-		push_kv(argv, "--data-parallel-address", "%s", leader_ip);
-		push_kv(argv, "--data-parallel-rpc-port", "%d", recipe_rpc ? rpc : p->dp_rpc_port);
-		push_kv(argv, "--data-parallel-size", "%d", p->dp_size);
+		push_num(argv, "--data-parallel-rank", p->dp_rank);
+		push_str(argv, "--data-parallel-address", leader_ip);
+		push_num(argv, "--data-parallel-rpc-port", recipe_rpc ? rpc : p->dp_rpc_port);
+		push_num(argv, "--data-parallel-size", p->dp_size);
 		break;
 	case TOPO_PER_NODE:
-		push_kv(argv, "--data-parallel-size-local", "%d", p->dp_size_local);
-		push_kv(argv, "--data-parallel-start-rank", "%d", p->dp_start_rank);
-		push_kv(argv, "--data-parallel-address", "%s", leader_ip);
-		push_kv(argv, "--data-parallel-rpc-port", "%d", p->dp_rpc_port);
+		push_num(argv, "--data-parallel-size-local", p->dp_size_local);
+		push_num(argv, "--data-parallel-start-rank", p->dp_start_rank);
+		push_str(argv, "--data-parallel-address", leader_ip);
+		push_num(argv, "--data-parallel-rpc-port", p->dp_rpc_port);
 		strv_push(argv, "--data-parallel-hybrid-lb");
-		push_kv(argv, "--data-parallel-size", "%d", p->dp_size);
+		push_num(argv, "--data-parallel-size", p->dp_size);
 		break;
 	case TOPO_SPANNING:
 	case TOPO_STANDARD:
 		if (p->nnodes > 1) {
-			push_kv(argv, "--master-addr", "%s", leader_ip);
-			push_kv(argv, "--nnodes", "%d", p->nnodes);
-			push_kv(argv, "--node-rank", "%d", p->node_rank);
+			push_str(argv, "--master-addr", leader_ip);
+			push_num(argv, "--nnodes", p->nnodes);
+			push_num(argv, "--node-rank", p->node_rank);
 		}
 		if (p->kind == TOPO_SPANNING) {
-			push_kv(argv, "--data-parallel-address", "%s", leader_ip);
-			push_kv(argv, "--data-parallel-rpc-port", "%d", rpc);
-			push_kv(argv, "--data-parallel-size", "%d", p->dp_size);
+			push_str(argv, "--data-parallel-address", leader_ip);
+			push_num(argv, "--data-parallel-rpc-port", rpc);
+			push_num(argv, "--data-parallel-size", p->dp_size);
 		}
 		if (p->node_rank > 0)
 			strv_push(argv, "--headless");
@@ -156,14 +171,15 @@ sglang_flags(const struct cfg *c, const struct topo_process *p, const char *lead
 {
 	/* A deterministic NCCL port: SGLang's own free-port probe races between workers on a node. */
 	free(drop_flag(argv, "--nccl-port", 1));
-	push_kv(argv, "--nccl-port", "%ld", SGLANG_NCCL_BASE + (p->sys_port - c->workers.ports.sys_base));
+	push_num(argv, "--nccl-port", SGLANG_NCCL_BASE + (p->sys_port - c->workers.ports.sys_base));
 	if (p->nnodes > 1) {
 		free(drop_flag(argv, "--dist-init-addr", 1));
 		free(drop_flag(argv, "--nnodes", 1));
 		free(drop_flag(argv, "--node-rank", 1));
-		push_kv(argv, "--dist-init-addr", "%s:%d", leader_ip, SGLANG_DIST_INIT_PORT);
-		push_kv(argv, "--nnodes", "%d", p->nnodes);
-		push_kv(argv, "--node-rank", "%d", p->node_rank);
+		strv_push(argv, "--dist-init-addr");
+		strv_pushf(argv, "%s:%d", leader_ip, SGLANG_DIST_INIT_PORT);
+		push_num(argv, "--nnodes", p->nnodes);
+		push_num(argv, "--node-rank", p->node_rank);
 	}
 }
 
@@ -221,8 +237,28 @@ parallel_flags(const char *flavor, const struct worker_group *g, struct strv *ar
 		long v;
 		if (sp != NULL && (pp ? g->pp : g->tp) > 1 &&
 		    !workercmd_find_parallel(flavor, argv->v, pp, &v, spelling, sizeof spelling))
-			push_kv(argv, sp[0], "%ld", pp ? g->pp : g->tp);
+			push_num(argv, sp[0], pp ? g->pp : g->tp);
 	}
+}
+
+/* "role_wN_rK", or with a directory "dir/node_role_wN_rK.log" (8,192 of each for --plan=all). */
+static char *
+worker_name(const char *dir, const char *node, const char *role, int index, const char *rank)
+{
+	struct buf b = { 0 };
+	if (dir != NULL) {
+		buf_puts(&b, dir);
+		buf_add(&b, "/", 1);
+		buf_puts(&b, node);
+		buf_add(&b, "_", 1);
+	}
+	buf_puts(&b, role);
+	buf_add(&b, "_w", 2);
+	buf_long(&b, index);
+	buf_puts(&b, rank);
+	if (dir != NULL)
+		buf_add(&b, ".log", 4);
+	return buf_take(&b, NULL);
 }
 
 void
@@ -241,8 +277,8 @@ workercmd_build(const struct cfg *c, const struct topology *t, size_t i, const s
 	memset(w, 0, sizeof *w);
 	if (processes > 1)
 		snprintf(rank, sizeof rank, "_r%d", p->node_rank);
-	w->name = xasprintf("%s_w%d%s", p->role, p->worker_index, rank);
-	w->log = xasprintf("%s/%s_%s_w%d%s.log", c->job.log_dir, node, p->role, p->worker_index, rank);
+	w->name = worker_name(NULL, NULL, p->role, p->worker_index, rank);
+	w->log = worker_name(c->job.log_dir, node, p->role, p->worker_index, rank);
 	join_gpus(p, w->cvd, sizeof w->cvd);
 
 	FILL_S(f, n, "node", node);
@@ -277,9 +313,9 @@ workercmd_build(const struct cfg *c, const struct topology *t, size_t i, const s
 		sglang_flags(c, p, leader_ip, &w->argv);
 
 	/* Later entries win, in srtctl's order. */
-	char *v = xasprintf("%d", p->sys_port);
-	kvlist_set(&w->env, "DYN_SYSTEM_PORT", v);
-	free(v);
+	char num[LONG_STR_MAX];
+	long_str(p->sys_port, num);
+	kvlist_set(&w->env, "DYN_SYSTEM_PORT", num);
 	for (size_t k = 0; k < g->env.n; k++) {
 		char *val = substitute(g->env.v[k].value, f, n);
 		kvlist_set(&w->env, g->env.v[k].key, val);
@@ -290,17 +326,16 @@ workercmd_build(const struct cfg *c, const struct topology *t, size_t i, const s
 	else
 		w->cvd[0] = '\0';
 	if (vllm) {
-		char buf[32];
-		snprintf(buf, sizeof buf, "%d", p->kv_events_port);
-		kvlist_set(&w->env, "DYN_VLLM_KV_EVENT_PORT", buf);
-		snprintf(buf, sizeof buf, "%d", p->nixl_port);
-		kvlist_set(&w->env, "VLLM_NIXL_SIDE_CHANNEL_PORT", buf);
+		long_str(p->kv_events_port, num);
+		kvlist_set(&w->env, "DYN_VLLM_KV_EVENT_PORT", num);
+		long_str(p->nixl_port, num);
+		kvlist_set(&w->env, "VLLM_NIXL_SIDE_CHANNEL_PORT", num);
 		kvlist_set(&w->env, "VLLM_NIXL_SIDE_CHANNEL_HOST", node_ips[p->node]);
 		/* Concurrent TP ranks of a multi-node endpoint race for it: left unset there. */
 		if (p->nnodes <= 1) {
 			long off = p->sys_port - c->workers.ports.sys_base;
-			snprintf(buf, sizeof buf, "%ld", VLLM_PORT_BASE + VLLM_PORT_STRIDE * (off > 0 ? off : 0));
-			kvlist_set(&w->env, "VLLM_PORT", buf);
+			long_str(VLLM_PORT_BASE + VLLM_PORT_STRIDE * (off > 0 ? off : 0), num);
+			kvlist_set(&w->env, "VLLM_PORT", num);
 		}
 	}
 	for (size_t k = 0; mooncake != NULL && k < mooncake->n; k++)

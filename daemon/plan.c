@@ -19,8 +19,21 @@
 #include "workerenv.h"
 #include "xalloc.h"
 
+/* A member's name: key() for the names written here (nothing to escape), data_key() for names
+ * that come from the configuration. */
 static void
 key(struct buf *b, int *first, const char *k)
+{
+	if (!*first)
+		buf_add(b, ",", 1);
+	*first = 0;
+	buf_add(b, "\"", 1);
+	buf_puts(b, k);
+	buf_add(b, "\":", 2);
+}
+
+static void
+data_key(struct buf *b, int *first, const char *k)
 {
 	if (!*first)
 		buf_add(b, ",", 1);
@@ -43,7 +56,7 @@ static void
 int_field(struct buf *b, int *first, const char *k, long v)
 {
 	key(b, first, k);
-	buf_printf(b, "%ld", v);
+	buf_long(b, v);
 }
 
 static void
@@ -65,8 +78,13 @@ env_field(struct buf *b, int *first, const char *k, const struct kvlist *l)
 	int inner = 1;
 	key(b, first, k);
 	buf_add(b, "{", 1);
-	for (size_t i = 0; i < l->n; i++)
-		str_field(b, &inner, l->v[i].key, l->v[i].value);
+	for (size_t i = 0; i < l->n; i++) {
+		data_key(b, &inner, l->v[i].key);
+		if (l->v[i].value != NULL)
+			buf_json_string(b, l->v[i].value);
+		else
+			buf_puts(b, "null");
+	}
 	buf_add(b, "}", 1);
 }
 
@@ -92,8 +110,11 @@ process_json(struct buf *b, const struct topo_process *p, const struct worker_cm
 	}
 	key(b, &first, "gpus");
 	buf_add(b, "[", 1);
-	for (int g = 0; g < p->ngpus; g++)
-		buf_printf(b, g ? ",%d" : "%d", p->gpus[g]);
+	for (int g = 0; g < p->ngpus; g++) {
+		if (g)
+			buf_add(b, ",", 1);
+		buf_long(b, p->gpus[g]);
+	}
 	buf_add(b, "]", 1);
 	str_field(b, &first, "cuda_visible_devices", w->cvd[0] ? w->cvd : NULL);
 	key(b, &first, "ports");
@@ -177,7 +198,7 @@ addresses_field(struct buf *b, int *first, const struct cfg *cfg, const struct t
 			continue;
 		shown[n] = 1;
 		address_of(cfg, ad, n);
-		key(b, &in, cfg->job.nodes.v[n]);
+		data_key(b, &in, cfg->job.nodes.v[n]);
 		buf_add(b, "{", 1);
 		str_field(b, &in2, "address", ad->a[n].addr);
 		str_field(b, &in2, "source", ad->a[n].source);

@@ -7,6 +7,12 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bash "$top/scripts/build.sh" "$top/build-bench" >/dev/null || exit 1
 SIDECAR=$top/build-bench/daemon/mooncake-sidecar
+BASE=${1:-}
+# instructions BINARY ARGS...: what callgrind counts for one run, in millions
+instructions() {
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+	    awk '/Collected :/ { printf "%.1f M", $NF / 1e6 }'
+}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 for mode in per_gpu per_node; do
@@ -28,4 +34,10 @@ JSON
 	done
 	procs=$(grep -o '"worker_index"' "$T/out.json" | wc -l)
 	sort -n "$T/$mode.times" | awk -v m="$mode" -v p="$procs" '{t[NR]=$1; if ($2 > r) r=$2} END {printf "--plan=all %-8s %5d processes: %.1f ms (median of %d), peak RSS %.1f MiB\n", m, p, t[int((NR+1)/2)], NR, r/1024}'
+	if command -v valgrind >/dev/null; then
+		printf '  instructions: %s (-n alone: %s)' "$(instructions "$SIDECAR" -c "$T/$mode.json" --plan=all)" \
+		    "$(instructions "$SIDECAR" -c "$T/$mode.json" -n)"
+		[ -n "$BASE" ] && printf ', BASE %s' "$(instructions "$BASE" -c "$T/$mode.json" --plan=all)"
+		echo
+	fi
 done

@@ -1,4 +1,5 @@
 #include "config.h"
+#include <limits.h>
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -81,6 +82,65 @@ START_TEST(test_json_string)
 }
 END_TEST
 
+/* The bytewise rule the word-at-a-time writer must match. */
+static void
+json_string_reference(struct buf *b, const char *s)
+{
+	buf_add(b, "\"", 1);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			buf_printf(b, "\\%c", c);
+		else if (c == '\n')
+			buf_puts(b, "\\n");
+		else if (c == '\t')
+			buf_puts(b, "\\t");
+		else if (c < 0x20)
+			buf_printf(b, "\\u%04x", c);
+		else
+			buf_add(b, s, 1);
+	}
+	buf_add(b, "\"", 1);
+}
+
+/* Every byte value at every offset of strings of 1 to 24 bytes, and two of them together. */
+START_TEST(test_json_string_every_byte)
+{
+	char s[32];
+	for (size_t len = 1; len <= 24; len++)
+		for (size_t at = 0; at < len; at++)
+			for (int c = 1; c < 256; c++) {
+				struct buf got = { 0 }, want = { 0 };
+				memset(s, 'a', len);
+				s[len] = '\0';
+				s[at] = (char)c;
+				s[len - 1 - at] = (char)(c == 255 ? 1 : c + 1);
+				buf_json_string(&got, s);
+				json_string_reference(&want, s);
+				if (strcmp(got.p, want.p) != 0)
+					ck_abort_msg("byte 0x%02x at %zu of %zu: %s, not %s", c, at, len, got.p, want.p);
+				buf_free(&got);
+				buf_free(&want);
+			}
+}
+END_TEST
+
+START_TEST(test_long_str)
+{
+	const long v[] = { 0, 1, -1, 9, 10, 99, 100, 65535, -65536, 1234567890L, LONG_MAX, LONG_MIN };
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+		char got[LONG_STR_MAX], want[LONG_STR_MAX];
+		struct buf b = { 0 };
+		snprintf(want, sizeof want, "%ld", v[i]);
+		ck_assert_uint_eq(long_str(v[i], got), strlen(want));
+		ck_assert_str_eq(got, want);
+		buf_long(&b, v[i]);
+		ck_assert_str_eq(b.p, want);
+		buf_free(&b);
+	}
+}
+END_TEST
+
 int
 main(void)
 {
@@ -91,6 +151,8 @@ main(void)
 	tcase_add_test(tc, test_histogram);
 	tcase_add_test(tc, test_buf);
 	tcase_add_test(tc, test_json_string);
+	tcase_add_test(tc, test_json_string_every_byte);
+	tcase_add_test(tc, test_long_str);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
