@@ -22,7 +22,6 @@
 #include "clock.h"
 #include "log.h"
 #include "master.h"
-#include "memtrim.h"
 #include "metrics.h"
 #include "notify.h"
 #include "plan.h"
@@ -379,7 +378,6 @@ main(int argc, char **argv)
 		fatalx(EX_CONFIG, "workers: %s", err);
 	if ((sc.admin = admin_new(&sc, err, sizeof err)) == NULL)
 		fatalx(EX_UNAVAILABLE, "admin: %s", err);
-	log_debug("released %ld KiB of unused library pages", memtrim_unused_libraries());
 	become_user(&sc.cfg);
 	if (sc.cfg.master.runs_here) {
 		snprintf(sc.master_address, sizeof sc.master_address, "%s", sc.cfg.master.address[0] != '\0' ?

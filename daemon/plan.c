@@ -4,7 +4,6 @@
  * --plan reads its one node back to print it indented.
  */
 #include "config.h"
-#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
@@ -284,10 +283,6 @@ plan_print(const struct cfg *cfg, int all, FILE *f)
 	struct addresses ad;
 	int this = -1, rc = 0;
 
-	/* A one-shot run that allocates and frees a node's worth at a time: keep the freed heap instead
-	 * of returning it and faulting it back in for the next node. */
-	mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
-	mallopt(M_TOP_PAD, 16 * 1024 * 1024);
 	if (topology_build(cfg, &cfg->job.nodes, cfg->job.gpus_per_node, &t, err, sizeof err) != 0)
 		return EX_CONFIG;	/* check_config has reported it */
 	ad.a = xcalloc(cfg->job.nodes.n + 1, sizeof *ad.a);

@@ -10,9 +10,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 D=${1:-10}
 BASE=${2:-}
 bash "$top/scripts/deps.sh" wrk nginx >/dev/null || exit 1
-bash "$top/scripts/build.sh" "$top/build-bench" >/dev/null || exit 1
-top_builddir=$top/build-bench
-. "$top/tests/integration/lib.sh"
+. "$top/tests/bench/lib.sh"
 
 NGX=$("$TESTKIT" freeports 1)
 if [ -n "$BASE" ]; then
@@ -87,7 +85,7 @@ for c in 1 32; do
 	printf '  %-28s %s\n' "direct to the master" "$(run direct "$ADMIN" $c)"
 	printf '  %-28s %s\n' "nginx (1 worker, keepalive)" "$(run nginx "$NGX" $c "$NGX_WORKER")"
 done
-awk '/^VmRSS/{printf "sidecar RSS after the runs: %.1f MiB\n", $2/1024}' /proc/"$SC_PID"/status
+echo "sidecar after the runs: $(rss_split "$SC_PID")"
 awk '/^VmRSS/{printf "nginx worker RSS after the runs: %.1f MiB\n", $2/1024}' /proc/"$NGX_WORKER"/status 2>/dev/null
 grep -q 'Non-2xx' "$T"/wrk-sidecar-* && fail "non-2xx answers through the sidecar: $(grep -h Non-2xx "$T"/wrk-sidecar-*)"
 kill -QUIT "$NP"; wait "$NP" 2>/dev/null

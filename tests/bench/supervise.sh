@@ -82,10 +82,12 @@ respawn() {
 		echo "$(( (E - K) / 1000 ))" >>"$out"
 	done
 	RSS=$(rss_kb "$SC_PID")
+	RSS_SPLIT=$(rss_split "$SC_PID")
 	kill -TERM "$SC_PID"; wait "$SC_PID"
 }
 respawn rb100 100 "$T/respawn-100"
 RSS_SIDECAR=$RSS
+RSS_SIDECAR_SPLIT=$RSS_SPLIT
 respawn rb0 0 "$T/respawn-0"
 
 new_ports
@@ -116,4 +118,5 @@ echo "    sidecar, backoff_initial_ms 0       $(awk '{print $1/1000}' "$T/respaw
 echo "    bash while-true loop (no backoff)   $(awk '{print $1/1000}' "$T/respawn-loop" | median) $(awk '{print $1/1000}' "$T/respawn-loop" | range)"
 echo "(c) resident memory while supervising (VmRSS):"
 echo "    sidecar                             $(awk -v k="$RSS_SIDECAR" 'BEGIN{printf "%.1f MiB", k/1024}')"
+echo "      $RSS_SIDECAR_SPLIT"
 echo "    bash while-true loop                $(awk -v k="$RSS_LOOP" 'BEGIN{printf "%.1f MiB", k/1024}')"
