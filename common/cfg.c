@@ -120,6 +120,7 @@ static const struct field admin_fields[] = {
 	{ "max_connections", F_INT, A(max_connections), 1, 65536, NULL },
 	{ "max_connections_per_ip", F_INT, A(max_connections_per_ip), 0, 65536, NULL },
 	{ "max_waiters", F_INT, A(max_waiters), 0, 65536, NULL },
+	{ "busy_poll_us", F_INT, A(busy_poll_us), 0, 10000, NULL },
 	{ "debug_routes", F_BOOL, A(debug_routes), 0, 0, NULL },
 	{ "write_routes", F_BOOL, A(write_routes), 0, 0, NULL },
 	{ "auth", F_SUB, 0, 0, 0, auth_fields },

@@ -893,6 +893,8 @@ admin_run(struct admin *a)
 {
 	MHD_UNSIGNED_LONG_LONG ms;
 	int more = 0, turns = 0;
+	if (a->sc->cfg.admin.busy_poll_us > 0)
+		a->sc->busy_until = mono_now() + (double)a->sc->cfg.admin.busy_poll_us / 1e6;
 	do
 		MHD_run(a->mhd);
 	while ((more = MHD_get_timeout(a->mhd, &ms) == MHD_YES) && ms == 0 && ++turns < 4);

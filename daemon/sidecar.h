@@ -28,6 +28,7 @@ struct sidecar {
 	int			 master_stop_sent;
 	int			 reload;	/* SIGHUP: for the next reconcile step */
 	struct event		*reconcile_ev;
+	double			 busy_until;	/* admin.busy_poll_us: poll the loop without sleeping until then */
 	char			 master_address[URL_HOST_MAX];	/* advertised to workers */
 	struct nodeaddr		 node_addr;	/* this node's, for its workers and MOONCAKE_LOCAL_HOSTNAME */
 	int			 iface_missing;	/* job.network_interface has no address here */

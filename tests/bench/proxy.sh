@@ -3,7 +3,9 @@
 # directly on the stand-in master, and through nginx (one worker, proxy_pass with upstream
 # keepalive) to the same stand-in. Prints requests/s, p50 and p99 for each, and the sidecar's
 # resident memory after the runs. With BASE (a mooncake-sidecar binary, e.g. a build of the previous
-# release), that binary runs beside it on its own stand-in, for a before/after in the same run.
+# release), that binary runs beside it on its own stand-in, for a before/after in the same run. The
+# same build also runs with admin.busy_poll_us 100 (the loop polls instead of sleeping for 100 us
+# after admin traffic), on a stand-in of its own.
 #   Usage: [ROUNDS=R] tests/bench/proxy.sh [D [BASE]]   (D default 10)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,6 +23,12 @@ if [ -n "$BASE" ]; then
 	BASE_PID=$SC_PID
 	SIDECAR=$NEW
 fi
+# the same build with admin.busy_poll_us, on its own stand-in
+BUSY_US=100
+MC_STANDIN_START_DELAY_MS=100 up bp '"liveness_interval_ms": 1000' \
+    '"admin": { "listen": "127.0.0.1:@SIDE@", "busy_poll_us": '"$BUSY_US"' }'
+BUSY_SIDE=$SIDE
+BUSY_PID=$SC_PID
 MC_STANDIN_START_DELAY_MS=100 up p '"liveness_interval_ms": 1000'
 mkdir -p "$T/nginx/logs"
 cat >"$T/nginx/nginx.conf" <<CONF
@@ -82,6 +90,7 @@ for c in 1 32; do
 	else
 		printf '  %-28s %s\n' "mooncake-sidecar" "$(run sidecar "$SIDE" $c "$SC_PID")"
 	fi
+	printf '  %-28s %s\n' "  admin.busy_poll_us $BUSY_US" "$(run busy "$BUSY_SIDE" $c "$BUSY_PID")"
 	printf '  %-28s %s\n' "direct to the master" "$(run direct "$ADMIN" $c)"
 	printf '  %-28s %s\n' "nginx (1 worker, keepalive)" "$(run nginx "$NGX" $c "$NGX_WORKER")"
 done

@@ -153,4 +153,19 @@ grep -q "^mooncake_sidecar_proxy_coalesced_total $((20 - N))$" "$T/co.txt" ||
     fail "coalesced counter: $(grep coalesced "$T/co.txt"), upstream $N"
 [ "$(adm_code '/health?x=1')" = 200 ] && [ "$(upstream)" -eq $((N + 1)) ] || fail "a later request was not sent afresh"
 pass "20 identical GETs during a 300 ms answer: $N request(s) to the master, $((20 - N)) coalesced (counted), all 200; the next one sent afresh"
+
+# admin.busy_poll_us: the loop polls (no sleep) for 2 ms after admin traffic, and sleeps again once
+# it stops: over 1 s of quiet the sidecar uses about no CPU, where polling would use all of a second.
+up bp '"liveness_interval_ms": 60000' '"admin": { "listen": "127.0.0.1:@SIDE@", "busy_poll_us": 2000 }'
+for i in $(seq 50); do printf 'url = "http://127.0.0.1:%s/health"\noutput = "/dev/null"\n' "$SIDE"; done >"$T/bp.curl"
+[ "$(curl -s -K "$T/bp.curl" -w '%{http_code}\n' | grep -c '^200$')" = 50 ] || fail "busy_poll_us: not 50 answers"
+ticks() { awk '{ print $14 + $15 }' "/proc/$SC_PID/stat"; }
+C0=$(ticks)
+sleep 1	# a measurement window, not a wait for a condition
+C1=$(ticks)
+[ $((C1 - C0)) -lt $(( $(getconf CLK_TCK) / 4 )) ] || fail "busy_poll_us: $((C1 - C0)) ticks of CPU over 1 s of quiet"
+kill -TERM "$SC_PID"
+wait "$SC_PID"; RC=$?
+[ "$RC" = 0 ] || fail "busy_poll_us: exit $RC after SIGTERM"
+pass "admin.busy_poll_us 2000: 50 proxied answers, $((C1 - C0)) CPU ticks over the next quiet second (of $(getconf CLK_TCK)), exit 0 on SIGTERM"
 finish

@@ -77,6 +77,7 @@ static const struct {
 	  "admin.listen: must be ADDRESS:PORT with a numeric IPv4 or [IPv6] address and a port 1..65535, "
 	  "got \"::1:9103\"" },
 	{ "{\"admin\":{\"max_connections\":0}}", "admin.max_connections: must be 1..65536, got 0" },
+	{ "{\"admin\":{\"busy_poll_us\":10001}}", "admin.busy_poll_us: must be 0..10000, got 10001" },
 	{ "{\"admin\":{\"upstream_timeout_ms\":600001}}",
 	  "admin.upstream_timeout_ms: must be 1..600000, got 600001" },
 	{ "{\"job\":{\"id\":\"\"}}", "job.id: must not be empty" },
