@@ -6,30 +6,40 @@
 # release), that binary runs beside it on its own stand-in, for a before/after in the same run. The
 # same build also runs with admin.busy_poll_us 100 (the loop polls instead of sleeping for 100 us
 # after admin traffic), on a stand-in of its own.
-#   Usage: [ROUNDS=R] tests/bench/proxy.sh [D [BASE]]   (D default 10)
+# With MASTER=real every instance runs the real mooncake_master (MCS_REAL_MASTER, or what
+# scripts/real-master.sh builds or finds) instead of the stand-in.
+#   Usage: [ROUNDS=R] [MASTER=real] tests/bench/proxy.sh [D [BASE]]   (D default 10)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 D=${1:-10}
 BASE=${2:-}
 bash "$top/scripts/deps.sh" wrk nginx >/dev/null || exit 1
 . "$top/tests/bench/lib.sh"
+MEXTRA='"liveness_interval_ms": 1000'
+MASTER_NAME="the stand-in"
+if [ "${MASTER:-}" = real ]; then
+	need_real_master
+	STANDIN=$REAL
+	MEXTRA='"liveness_interval_ms": 1000, "address": "127.0.0.1", "ready_timeout_ms": 20000'
+	MASTER_NAME="the real mooncake_master ($REAL)"
+fi
 
 NGX=$("$TESTKIT" freeports 1)
 if [ -n "$BASE" ]; then
 	NEW=$SIDECAR
 	SIDECAR=$BASE
-	MC_STANDIN_START_DELAY_MS=100 up b '"liveness_interval_ms": 1000'
+	MC_STANDIN_START_DELAY_MS=100 up b "$MEXTRA"
 	BASE_SIDE=$SIDE
 	BASE_PID=$SC_PID
 	SIDECAR=$NEW
 fi
 # the same build with admin.busy_poll_us, on its own stand-in
 BUSY_US=100
-MC_STANDIN_START_DELAY_MS=100 up bp '"liveness_interval_ms": 1000' \
+MC_STANDIN_START_DELAY_MS=100 up bp "$MEXTRA" \
     '"admin": { "listen": "127.0.0.1:@SIDE@", "busy_poll_us": '"$BUSY_US"' }'
 BUSY_SIDE=$SIDE
 BUSY_PID=$SC_PID
-MC_STANDIN_START_DELAY_MS=100 up p '"liveness_interval_ms": 1000'
+MC_STANDIN_START_DELAY_MS=100 up p "$MEXTRA"
 mkdir -p "$T/nginx/logs"
 cat >"$T/nginx/nginx.conf" <<CONF
 worker_processes 1;
@@ -71,7 +81,7 @@ run() {
 		  if (cpu != "" && n > 0) printf "   %5.1f us CPU/req", cpu / n
 		  printf "\n" }' "$out"
 }
-echo "GET /health, ${D} s per run, wrk, $(nproc) cores, $(date -u +%F)"
+echo "GET /health on $MASTER_NAME, ${D} s per run, wrk, $(nproc) cores, $(date -u +%F)"
 # With BASE, the two sidecars run in turn ROUNDS times (default 3) and the median round of each
 # is printed: on a shared 2-core machine one pair of runs differs by up to 10 % from noise alone.
 ROUNDS=${ROUNDS:-3}
