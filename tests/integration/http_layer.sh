@@ -88,6 +88,21 @@ alive "$SC_PID" || fail "the follower died of ENETUNREACH"
 pass "ENETUNREACH from connect: reported from the loop, retried with backoff, no crash"
 kill_quiet "$SC_PID" "$FOL_PID"
 
+# EADDRNOTAVAIL at once: the head's URL is an IPv6 address and this node has no IPv6 address at all
+# (a network namespace with IPv6 off on its loopback), the family mismatch of a v6 URL on a v4 node.
+new_ports
+write_config nov6 '"enabled": false, "node": "head", "url": "http://[::1]:9103"'
+sed -i 's/"nodes": "localhost"/"nodes": "localhost,head"/' "$T/nov6.json"
+printf '#!/bin/sh\nexec unshare -n sh -c '"'"'ip link set lo up && sysctl -qw net.ipv6.conf.lo.disable_ipv6=1 && exec "$@"'"'"' sh "$@"\n' >"$T/no-v6.sh"
+chmod +x "$T/no-v6.sh"
+SIDECAR_WRAPPER="$T/no-v6.sh ${SIDECAR_WRAPPER:-}" start_sidecar nov6
+wait_for 10 grep_q "$SC_OUT" "Cannot assign requested address" || fail "EADDRNOTAVAIL not reported: $(tail -5 "$SC_OUT")"
+retried() { [ "$(count "$SC_OUT" 'Cannot assign requested address')" -ge 2 ]; }
+wait_for 10 retried || fail "not retried after EADDRNOTAVAIL"
+alive "$SC_PID" || fail "the follower died of EADDRNOTAVAIL"
+pass "EADDRNOTAVAIL from connect (an IPv6 URL, no IPv6 on the node): $(grep -m1 -o 'connect to \[::1\][^,]*' "$SC_OUT"), retried, no crash"
+kill_quiet "$SC_PID"
+
 # 2. Chunked bodies of every size pass through unchanged.
 MC_STANDIN_CHUNKED=1 up ch
 for n in 500 5000 50000 200000; do
