@@ -26,19 +26,31 @@ auth_token_parse(const char *text, size_t len, char *out, size_t outlen, char *e
 	return 0;
 }
 
+/* The credentials of an Authorization header of the given scheme ("Bearer ", "Basic "): past the
+ * scheme and its spaces, *len bytes without trailing blanks; NULL for another scheme. */
+static const char *
+credentials(const char *header, const char *scheme, size_t *len)
+{
+	size_t sl = strlen(scheme), n;
+	if (header == NULL || strncasecmp(header, scheme, sl) != 0)
+		return NULL;
+	header += sl;
+	while (*header == ' ')
+		header++;
+	n = strlen(header);
+	while (n > 0 && (header[n - 1] == ' ' || header[n - 1] == '\t'))
+		n--;
+	*len = n;
+	return header;
+}
+
 int
 auth_bearer_ok(const char *header, const char *token)
 {
 	size_t tl = strlen(token), hl;
 	unsigned char diff = 0;
-	if (header == NULL || strncasecmp(header, "Bearer ", 7) != 0)
+	if ((header = credentials(header, "Bearer ", &hl)) == NULL)
 		return 0;
-	header += 7;
-	while (*header == ' ')
-		header++;
-	hl = strlen(header);
-	while (hl > 0 && (header[hl - 1] == ' ' || header[hl - 1] == '\t'))
-		hl--;
 	/* every byte of the token is looked at, whatever the header holds */
 	for (size_t i = 0; i < tl; i++)
 		diff |= (unsigned char)(token[i] ^ (i < hl ? header[i] : 0));
@@ -65,14 +77,8 @@ auth_basic_parse(const char *header, char *user, size_t ulen, char *pass, size_t
 	unsigned acc = 0;
 	int bits = 0, pad = 0;
 	const char *colon;
-	if (header == NULL || strncasecmp(header, "Basic ", 6) != 0)
+	if ((header = credentials(header, "Basic ", &len)) == NULL)
 		return -1;
-	header += 6;
-	while (*header == ' ')
-		header++;
-	len = strlen(header);
-	while (len > 0 && (header[len - 1] == ' ' || header[len - 1] == '\t'))
-		len--;
 	if (len == 0 || len % 4 != 0)
 		return -1;
 	for (i = 0; i < len; i++) {
