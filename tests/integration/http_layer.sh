@@ -74,34 +74,35 @@ wait_for 15 sh -c "curl -s http://127.0.0.1:$FOL_SIDE/status | grep -q 'generati
     fail "the follower did not recover after EMFILE: $(adm /status | head -30)"
 pass "EMFILE on the follower's connect: logged ($(grep -m1 -o 'socket for [^ ]*: Too many open files' "$T/sidecar-fol.out")), no crash, follows again"
 
-# ENETUNREACH at once: a follower in a network namespace with only loopback, its head off-link.
-new_ports
-write_config unreach '"enabled": false, "node": "head", "url": "http://[2001:db8::1]:9103"'
-sed -i 's/"nodes": "localhost"/"nodes": "localhost,head"/' "$T/unreach.json"
-printf '#!/bin/sh\nexec unshare -n sh -c '"'"'ip link set lo up && exec "$@"'"'"' sh "$@"\n' >"$T/no-net.sh"
-chmod +x "$T/no-net.sh"
-SIDECAR_WRAPPER="$T/no-net.sh ${SIDECAR_WRAPPER:-}" start_sidecar unreach
-wait_for 10 grep_q "$SC_OUT" "Network is unreachable" || fail "ENETUNREACH not reported: $(tail -5 "$SC_OUT")"
-retried() { [ "$(count "$SC_OUT" 'Network is unreachable')" -ge 2 ]; }
-wait_for 10 retried || fail "not retried after ENETUNREACH"
-alive "$SC_PID" || fail "the follower died of ENETUNREACH"
-pass "ENETUNREACH from connect: reported from the loop, retried with backoff, no crash"
-kill_quiet "$SC_PID" "$FOL_PID"
+# connect_fails NAME URL SETUP ERRNO MESSAGE: a follower of URL in a network namespace with only
+# loopback (SETUP run there first) gets MESSAGE from connect at once: reported from the loop,
+# retried with backoff, no crash.
+connect_fails() {
+	new_ports
+	write_config "$1" '"enabled": false, "node": "head", "url": "'"$2"'"'
+	sed -i 's/"nodes": "localhost"/"nodes": "localhost,head"/' "$T/$1.json"
+	printf '#!/bin/sh\nexec unshare -n sh -c '"'"'ip link set lo up%s && exec "$@"'"'"' sh "$@"\n' "$3" >"$T/$1-ns.sh"
+	chmod +x "$T/$1-ns.sh"
+	SIDECAR_WRAPPER="$T/$1-ns.sh ${SIDECAR_WRAPPER:-}" start_sidecar "$1"
+	wait_for 10 grep_q "$SC_OUT" "$5" || fail "$4 not reported: $(tail -5 "$SC_OUT")"
+	CONNECT_MSG=$5
+	retried() { [ "$(count "$SC_OUT" "$CONNECT_MSG")" -ge 2 ]; }
+	wait_for 10 retried || fail "not retried after $4"
+	alive "$SC_PID" || fail "the follower died of $4"
+	CONNECT_ERR=$(grep -m1 -o 'connect to [^ ]*: [^,]*' "$SC_OUT")
+	kill_quiet "$SC_PID"
+}
 
-# EADDRNOTAVAIL at once: the head's URL is an IPv6 address and this node has no IPv6 address at all
-# (a network namespace with IPv6 off on its loopback), the family mismatch of a v6 URL on a v4 node.
-new_ports
-write_config nov6 '"enabled": false, "node": "head", "url": "http://[::1]:9103"'
-sed -i 's/"nodes": "localhost"/"nodes": "localhost,head"/' "$T/nov6.json"
-printf '#!/bin/sh\nexec unshare -n sh -c '"'"'ip link set lo up && sysctl -qw net.ipv6.conf.lo.disable_ipv6=1 && exec "$@"'"'"' sh "$@"\n' >"$T/no-v6.sh"
-chmod +x "$T/no-v6.sh"
-SIDECAR_WRAPPER="$T/no-v6.sh ${SIDECAR_WRAPPER:-}" start_sidecar nov6
-wait_for 10 grep_q "$SC_OUT" "Cannot assign requested address" || fail "EADDRNOTAVAIL not reported: $(tail -5 "$SC_OUT")"
-retried() { [ "$(count "$SC_OUT" 'Cannot assign requested address')" -ge 2 ]; }
-wait_for 10 retried || fail "not retried after EADDRNOTAVAIL"
-alive "$SC_PID" || fail "the follower died of EADDRNOTAVAIL"
-pass "EADDRNOTAVAIL from connect (an IPv6 URL, no IPv6 on the node): $(grep -m1 -o 'connect to \[::1\][^,]*' "$SC_OUT"), retried, no crash"
-kill_quiet "$SC_PID"
+# ENETUNREACH: the head off-link.
+connect_fails unreach 'http://[2001:db8::1]:9103' '' ENETUNREACH 'Network is unreachable'
+pass "ENETUNREACH from connect: reported from the loop, retried with backoff, no crash"
+kill_quiet "$FOL_PID"
+
+# EADDRNOTAVAIL: the head's URL is an IPv6 address and this node has no IPv6 address at all (IPv6
+# off on its loopback), the family mismatch of a v6 URL on a v4 node.
+connect_fails nov6 'http://[::1]:9103' ' && sysctl -qw net.ipv6.conf.lo.disable_ipv6=1' EADDRNOTAVAIL \
+    'Cannot assign requested address'
+pass "EADDRNOTAVAIL from connect (an IPv6 URL, no IPv6 on the node): $CONNECT_ERR, retried, no crash"
 
 # 2. Chunked bodies of every size pass through unchanged.
 MC_STANDIN_CHUNKED=1 up ch
