@@ -81,7 +81,7 @@ struct admin {
 	struct MHD_Daemon	*mhd;
 	struct event		*io;
 	struct event		*timer;
-	double			timer_at;	/* when it fires, on mono_now(); 0: not armed */
+	double			timer_at;	/* when it fires, on mono_now(), while pending */
 	struct event		*kick;		/* one MHD_run after all resumes of a loop pass */
 	int			 closing;	/* admin_free: nothing is suspended any more */
 	struct basic		*basic;		/* admin.auth.basic_auth_users, or NULL */
@@ -900,11 +900,10 @@ admin_run(struct admin *a)
 	while ((more = MHD_get_timeout(a->mhd, &ms) == MHD_YES) && ms == 0 && ++turns < 4);
 	if (!more) {
 		evtimer_del(a->timer);
-		a->timer_at = 0;
 		return;
 	}
 	double at = mono_now() + (double)ms / 1000.0;
-	if (a->timer_at == 0 || at < a->timer_at || !evtimer_pending(a->timer, NULL)) {
+	if (!evtimer_pending(a->timer, NULL) || at < a->timer_at) {
 		struct timeval tv = ms_tv((long)ms);
 		evtimer_add(a->timer, &tv);
 		a->timer_at = at;
