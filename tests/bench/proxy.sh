@@ -101,8 +101,19 @@ for c in 1 32; do
 		printf '  %-28s %s\n' "mooncake-sidecar" "$(run sidecar "$SIDE" $c "$SC_PID")"
 	fi
 	printf '  %-28s %s\n' "  admin.busy_poll_us $BUSY_US" "$(run busy "$BUSY_SIDE" $c "$BUSY_PID")"
-	printf '  %-28s %s\n' "direct to the master" "$(run direct "$ADMIN" $c)"
-	printf '  %-28s %s\n' "nginx (1 worker, keepalive)" "$(run nginx "$NGX" $c "$NGX_WORKER")"
+	DIRECT=$(run direct "$ADMIN" $c)
+	NGINX=$(run nginx "$NGX" $c "$NGX_WORKER")
+	printf '  %-28s %s\n' "direct to the master" "$DIRECT" "nginx (1 worker, keepalive)" "$NGINX"
+	if [ "$c" = 1 ]; then
+		# What a proxy adds over direct at concurrency 1, beside the least one more hop can cost:
+		# a one-byte round trip over loopback TCP between two processes, measured now.
+		wrk_p50() { awk '$1=="50%"{v=$2; if (v ~ /us$/) v=v+0; else if (v ~ /ms$/) v=v*1000; else v=v*1e6; print v}' "$T/wrk-$1-1"; }
+		added() { awk -v a="$(wrk_p50 "$1")" -v d="$(wrk_p50 direct)" 'BEGIN { printf "%.0f", a - d }'; }
+		RTT=$("$TESTKIT" rtt 20000)
+		printf '  added p50 over direct: mooncake-sidecar %s us, busy_poll_us %s %s us, nginx %s us;' \
+		    "$(added sidecar)" "$BUSY_US" "$(added busy)" "$(added nginx)"
+		printf ' one loopback TCP round trip between two processes: %s us (p99 %s)\n' ${RTT% *} ${RTT#* }
+	fi
 done
 echo "sidecar after the runs: $(rss_split "$SC_PID")"
 awk '/^VmRSS/{printf "nginx worker RSS after the runs: %.1f MiB\n", $2/1024}' /proc/"$NGX_WORKER"/status 2>/dev/null

@@ -35,6 +35,12 @@
  *                                  when empty or missing; exit 1 when it does not parse)
  *   testkit watch-endpoints DIR    on each rename onto DIR/endpoints.json print
  *                                  "<mono_ns> <generation> <ready 0|1>" (until killed)
+ *   testkit rtt N                  N one-byte round trips over loopback TCP between two processes
+ *                                  (TCP_NODELAY); print the median and the 99th percentile in us:
+ *                                  the least a proxy's extra hop to the master can cost
+ *   testkit respawn-loop PROG ARG...
+ *                                  run PROG again each time it ends: vfork, execvp, waitpid, nothing
+ *                                  else (the least a supervisor can do between a death and an exec)
  */
 #include "config.h"
 #include <arpa/inet.h>
@@ -48,6 +54,8 @@
 #include <sys/socket.h>
 #include <sys/inotify.h>
 #include <sys/un.h>
+#include <sys/wait.h>
+#include <netinet/tcp.h>
 #include <time.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -221,6 +229,66 @@ token_timing(int n)
 	for (int k = 0; k < 3; k++)
 		free(t[k]);
 	return sink == n * 16 ? 0 : 1;
+}
+
+static int
+rtt(int n)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof a;
+	long long *t = calloc((size_t)n, sizeof *t);
+	int l = socket(AF_INET, SOCK_STREAM, 0), s, one = 1;
+	char b = 'x';
+	pid_t pid;
+	if (t == NULL || bind(l, (struct sockaddr *)&a, sizeof a) != 0 || listen(l, 1) != 0 ||
+	    getsockname(l, (struct sockaddr *)&a, &al) != 0) {
+		perror("rtt");
+		return 1;
+	}
+	if ((pid = fork()) == 0) {
+		int c = socket(AF_INET, SOCK_STREAM, 0);
+		if (connect(c, (struct sockaddr *)&a, sizeof a) != 0)
+			_exit(1);
+		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		while (read(c, &b, 1) == 1 && write(c, &b, 1) == 1)
+			;
+		_exit(0);
+	}
+	if (pid < 0 || (s = accept(l, NULL, NULL)) < 0) {
+		perror("rtt");
+		return 1;
+	}
+	setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	for (int i = 0; i < n; i++) {
+		long long t0 = now_ns();
+		if (write(s, &b, 1) != 1 || read(s, &b, 1) != 1) {
+			perror("rtt");
+			return 1;
+		}
+		t[i] = now_ns() - t0;
+	}
+	close(s);
+	waitpid(pid, NULL, 0);
+	qsort(t, (size_t)n, sizeof *t, cmp_ll);
+	printf("%.1f %.1f\n", t[n / 2] / 1e3, t[(size_t)n * 99 / 100] / 1e3);
+	free(t);
+	return 0;
+}
+
+static int
+respawn_loop(char **argv)
+{
+	for (;;) {
+		pid_t pid = vfork();
+		if (pid == 0) {
+			execvp(argv[0], argv);
+			_exit(127);
+		}
+		if (pid < 0 || waitpid(pid, NULL, 0) < 0) {
+			perror("respawn-loop");
+			return 1;
+		}
+	}
 }
 
 static int
@@ -692,6 +760,10 @@ main(int argc, char **argv)
 		return raw(atoi(argv[2]), argv[3]);
 	if (argc >= 4 && strcmp(argv[1], "json-get") == 0)
 		return json_get(argv[2], argv[3]);
+	if (argc >= 3 && strcmp(argv[1], "rtt") == 0)
+		return atoi(argv[2]) > 0 ? rtt(atoi(argv[2])) : 2;
+	if (argc >= 3 && strcmp(argv[1], "respawn-loop") == 0)
+		return respawn_loop(argv + 2);
 	if (argc >= 3 && strcmp(argv[1], "watch-endpoints") == 0)
 		return watch_endpoints(argv[2]);
 	if (argc >= 3 && strcmp(argv[1], "ep") == 0)
