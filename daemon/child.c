@@ -306,13 +306,20 @@ timer_set(struct child *c, event_callback_fn fn, long ms)
 
 /* The restart backoff runs on a timerfd: libevent's own timers wait in epoll_wait, whose timeout
  * is whole milliseconds rounded up, and a restart is due at its backoff, not up to 1 ms later. The
- * stop timeout (and a backoff of 0) need no such precision. */
+ * stop timeout needs no such precision. A backoff of 0 is an event made active now: it runs in this
+ * loop pass, after the events already active (the reconcile step that marks the endpoint files not
+ * ready, which the caller's state change has queued), not a loop pass later. */
 static void
 backoff_set(struct child *c, long ms)
 {
 	struct itimerspec its = { { 0, 0 }, { ms / 1000, (ms % 1000) * 1000000L } };
 	timer_clear(c);
-	if (ms > 0 && (c->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)) >= 0) {
+	if (ms <= 0) {
+		c->timer = evtimer_new(c->base, backoff_cb, c);
+		event_active(c->timer, EV_TIMEOUT, 0);
+		return;
+	}
+	if ((c->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)) >= 0) {
 		if (timerfd_settime(c->timer_fd, 0, &its, NULL) == 0) {
 			c->timer = event_new(c->base, c->timer_fd, EV_READ, backoff_cb, c);
 			event_add(c->timer, NULL);
@@ -362,10 +369,11 @@ schedule_restart(struct child *c, double now, const char *why)
 		c->failures = 0;
 	c->failures++;
 	c->backoff_ms = backoff_delay(c->restart->backoff_initial_ms, c->restart->backoff_max_ms, c->failures);
-	/* The timer runs from now: whatever the state change triggers (the endpoint files marked not
-	 * ready, fsynced) overlaps the backoff instead of adding to it. */
-	backoff_set(c, c->backoff_ms);
+	/* The state change first: it queues the reconcile step (the endpoint files marked not ready)
+	 * ahead of a backoff of 0. A longer backoff still runs from now: that step overlaps it instead
+	 * of adding to it. */
 	set_state(c, CHILD_BACKOFF, "%s; restarting in %ld ms", why, c->backoff_ms);
+	backoff_set(c, c->backoff_ms);
 }
 
 /*
@@ -559,8 +567,8 @@ start_in(struct child *c, long delay_ms, const char *why)
 {
 	c->gang_restart = 0;
 	c->backoff_ms = delay_ms;
-	backoff_set(c, delay_ms);
 	set_state(c, CHILD_BACKOFF, "%s; restarting in %ld ms with its gang", why, delay_ms);
+	backoff_set(c, delay_ms);
 }
 
 void

@@ -7,8 +7,27 @@
 #include "log.h"
 #include "notify.h"
 
-static struct event *watchdog_ev;
-static char last_status[2048];
+static struct event *watchdog_ev, *status_ev;
+static char last_status[2048];	/* the latest STATUS=, sent or about to be */
+static int status_queued;
+
+/* STATUS= goes out at the end of the loop pass that set it, after the events already active: a
+ * restart due now (backoff 0) does not wait for systemd to be woken first. */
+static void
+status_cb(evutil_socket_t fd, short what, void *arg)
+{
+	status_queued = 0;
+	sd_notifyf(0, "STATUS=%s", last_status);
+}
+
+/* READY=1 and STOPPING=1 carry their own STATUS=: one still to be sent would come after them. */
+static void
+status_drop(void)
+{
+	if (status_ev != NULL)
+		event_del(status_ev);
+	status_queued = 0;
+}
 
 static void
 watchdog_cb(evutil_socket_t fd, short what, void *arg)
@@ -20,6 +39,7 @@ void
 notify_init(struct event_base *base)
 {
 	uint64_t usec = 0;
+	status_ev = event_new(base, -1, 0, status_cb, NULL);
 	/* Pinging at half the interval from a loop timer: a wedged loop stops the pings. */
 	if (sd_watchdog_enabled(0, &usec) > 0 && usec > 0) {
 		struct timeval tv = { (time_t)(usec / 2 / 1000000), (suseconds_t)(usec / 2 % 1000000) };
@@ -36,11 +56,17 @@ notify_free(void)
 	if (watchdog_ev != NULL)
 		event_free(watchdog_ev);
 	watchdog_ev = NULL;
+	if (status_queued)
+		status_cb(-1, 0, NULL);
+	if (status_ev != NULL)
+		event_free(status_ev);
+	status_ev = NULL;
 }
 
 void
 notify_ready(const char *status)
 {
+	status_drop();
 	snprintf(last_status, sizeof last_status, "%s", status);
 	sd_notifyf(0, "READY=1\nSTATUS=%s", status);
 }
@@ -51,12 +77,18 @@ notify_status(const char *status)
 	if (strcmp(status, last_status) == 0)
 		return;
 	snprintf(last_status, sizeof last_status, "%s", status);
-	sd_notifyf(0, "STATUS=%s", status);
+	if (status_ev != NULL) {
+		status_queued = 1;
+		event_active(status_ev, 0, 0);
+	} else
+		sd_notifyf(0, "STATUS=%s", status);
 }
 
 void
 notify_stopping(void)
 {
+	status_drop();
+	snprintf(last_status, sizeof last_status, "stopping");
 	sd_notify(0, "STOPPING=1\nSTATUS=stopping");
 }
 

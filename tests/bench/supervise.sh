@@ -90,33 +90,46 @@ RSS_SIDECAR=$RSS
 RSS_SIDECAR_SPLIT=$RSS_SPLIT
 respawn rb0 0 "$T/respawn-0"
 
-new_ports
-EV=$T/events-loop
-( exec 2>/dev/null; while true; do MC_STANDIN_EVENTS=$EV MC_STANDIN_START_DELAY_MS=50 "$STANDIN" --rpc_port=$RPC \
-    --rpc_address=127.0.0.1 --enable_http_metadata_server=true --http_metadata_server_port=$META \
-    --metrics_port=$ADMIN --metrics_host=127.0.0.1 2>/dev/null; done ) &
-LOOP=$!
-STARTED+=($LOOP)
-: >"$T/respawn-loop"
-for i in $(seq "$N"); do
-	wait_for 10 accepts "$RPC" || fail "loop master not up"
+# loop_respawn OUT LAUNCHER...: the master run again and again by LAUNCHER (a bash `while true`
+# loop, or testkit's C loop of vfork, execvp and waitpid: the least a supervisor can do between a
+# death and the next exec); kill -9 -> exec of the next, N times. Sets RSS_LOOP to the launcher's RSS.
+loop_respawn() {
+	local out=$1 M K E
+	shift
+	new_ports
+	EV=$T/events-loop-$(basename "$out")
+	MC_STANDIN_EVENTS=$EV MC_STANDIN_START_DELAY_MS=50 "$@" "$STANDIN" --rpc_port=$RPC \
+	    --rpc_address=127.0.0.1 --enable_http_metadata_server=true --http_metadata_server_port=$META \
+	    --metrics_port=$ADMIN --metrics_host=127.0.0.1 2>/dev/null &
+	LOOP=$!
+	STARTED+=($LOOP)
+	: >"$out"
+	for i in $(seq "$N"); do
+		wait_for 10 accepts "$RPC" || fail "loop master not up"
+		M=$(awk '$1=="exec"{p=$2} END{print p}' "$EV")
+		K=$("$TESTKIT" kill 9 "$M")
+		wait_for 10 loop_execs_over "$i" || fail "loop did not respawn"
+		E=$(awk '$1=="exec"{t=$3} END{print t}' "$EV")
+		echo "$(( (E - K) / 1000 ))" >>"$out"
+	done
+	RSS_LOOP=$(rss_kb "$LOOP")
 	M=$(awk '$1=="exec"{p=$2} END{print p}' "$EV")
-	K=$("$TESTKIT" kill 9 "$M")
-	wait_for 10 loop_execs_over "$i" || fail "loop did not respawn"
-	E=$(awk '$1=="exec"{t=$3} END{print t}' "$EV")
-	echo "$(( (E - K) / 1000 ))" >>"$T/respawn-loop"
-done
-RSS_LOOP=$(rss_kb "$LOOP")
-M=$(awk '$1=="exec"{p=$2} END{print p}' "$EV")
-kill_quiet "$LOOP"
-[ "$(cat /proc/"$M"/comm 2>/dev/null)" = mooncake_master ] && kill -KILL "$M"
-pkill -KILL -f -- "--rpc_port=$RPC " 2>/dev/null	# a respawn racing the loop's end: this run's port
+	kill_quiet "$LOOP"
+	[ "$(cat /proc/"$M"/comm 2>/dev/null)" = mooncake_master ] && kill -KILL "$M"
+	pkill -KILL -f -- "--rpc_port=$RPC " 2>/dev/null	# a respawn racing the loop's end: this run's port
+}
+bash_loop() { while true; do "$@"; done; }
+export -f bash_loop
+loop_respawn "$T/respawn-c" "$TESTKIT" respawn-loop
+loop_respawn "$T/respawn-loop" bash -c 'exec 2>/dev/null; bash_loop "$@"' bash
+RSS_BASH=$RSS_LOOP
 
 echo "(b) crash-to-respawn, kill -9 -> exec of the new master (ms, median [min-max]):"
 echo "    sidecar, backoff_initial_ms 100     $(awk '{print $1/1000}' "$T/respawn-100" | median) $(awk '{print $1/1000}' "$T/respawn-100" | range)"
 echo "    sidecar, backoff_initial_ms 0       $(awk '{print $1/1000}' "$T/respawn-0" | median) $(awk '{print $1/1000}' "$T/respawn-0" | range)"
 echo "    bash while-true loop (no backoff)   $(awk '{print $1/1000}' "$T/respawn-loop" | median) $(awk '{print $1/1000}' "$T/respawn-loop" | range)"
+echo "    C loop: vfork, execvp, waitpid      $(awk '{print $1/1000}' "$T/respawn-c" | median) $(awk '{print $1/1000}' "$T/respawn-c" | range)  (the floor)"
 echo "(c) resident memory while supervising (VmRSS):"
 echo "    sidecar                             $(awk -v k="$RSS_SIDECAR" 'BEGIN{printf "%.1f MiB", k/1024}')"
 echo "      $RSS_SIDECAR_SPLIT"
-echo "    bash while-true loop                $(awk -v k="$RSS_LOOP" 'BEGIN{printf "%.1f MiB", k/1024}')"
+echo "    bash while-true loop                $(awk -v k="$RSS_BASH" 'BEGIN{printf "%.1f MiB", k/1024}')"
