@@ -40,6 +40,7 @@ struct master {
 	int			 round_local;	/* a probe failed for the sidecar's own reasons */
 	double			 round_started;
 	long			 retry_ms;	/* starting: the next round after a failed one, doubling */
+	double			 hot_until;	/* starting: after a start-up line, retry every 1 ms until then */
 	int			 rerun;		/* a start-up line came during a round: another at once */
 	char			 scan[64];	/* the end of the last output chunk, for a line cut in two */
 	int			 live_failures;
@@ -235,11 +236,15 @@ round_done(struct master *m)
 			round_start(m);
 			return;
 		}
-		/* refused while starting: again soon, 1 ms doubling up to the probe interval */
+		/* Refused while starting: again soon, 1 ms doubling up to the probe interval. For one
+		 * interval after a start-up line it stays at 1 ms: the master prints the admin server's
+		 * line before its RPC server listens, and a doubling that starts there would meet the
+		 * last port up to twice as late as it opened. */
 		tv = ms_tv(m->retry_ms);
 		evtimer_add(m->round_timer, &tv);
-		m->retry_ms = m->retry_ms * 2 < m->cfg->master.probe_interval_ms ? m->retry_ms * 2 :
-		    m->cfg->master.probe_interval_ms;
+		if (mono_now() >= m->hot_until)
+			m->retry_ms = m->retry_ms * 2 < m->cfg->master.probe_interval_ms ? m->retry_ms * 2 :
+			    m->cfg->master.probe_interval_ms;
 		return;
 	}
 	if (m->child.state != CHILD_READY)
@@ -386,6 +391,7 @@ master_spawned(struct child *c)
 	struct timeval tv = ms_tv(m->cfg->master.ready_timeout_ms);
 	m->last_warning[0] = '\0';
 	m->retry_ms = 1;
+	m->hot_until = 0;
 	m->rerun = 0;
 	m->scan[0] = '\0';
 	for (int i = 0; i < PROBE_COUNT; i++) {
@@ -442,6 +448,7 @@ master_output(struct child *c, const char *p, size_t n)
 	if (!hit)
 		return;
 	m->retry_ms = 1;
+	m->hot_until = mono_now() + (double)m->cfg->master.probe_interval_ms / 1000.0;
 	if (m->pending > 0)
 		m->rerun = 1;
 	else {
