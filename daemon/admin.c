@@ -581,7 +581,7 @@ upstream_path(struct request *r, const char *url, enum MHD_Result *ret)
 {
 	struct admin *a = r->a;
 	struct query q = { { NULL, 0, 0 }, 0 };
-	char *path;
+	struct buf path = { NULL, 0, 0 };
 	MHD_get_connection_values_n(r->conn, MHD_GET_ARGUMENT_KIND, query_arg, &q);
 	if (q.bad) {
 		buf_free(&q.b);
@@ -594,11 +594,14 @@ upstream_path(struct request *r, const char *url, enum MHD_Result *ret)
 		    "no master runs on this node");
 		return NULL;
 	}
-	path = xasprintf("%s%s", url, q.b.p ? q.b.p : "");
+	buf_grow(&path, strlen(url) + q.b.len);
+	buf_puts(&path, url);
+	if (q.b.len > 0)
+		buf_add(&path, q.b.p, q.b.len);
 	buf_free(&q.b);
 	suspend(r);
 	*ret = MHD_YES;
-	return path;
+	return buf_take(&path, NULL);
 }
 
 static enum MHD_Result

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <gnutls/gnutls.h>
+#include "buf.h"
 #include "clock.h"
 #include "httpc.h"
 #include "httpresp.h"
@@ -687,10 +688,21 @@ req_new(struct httpc *p, long timeout_ms, httpc_cb cb, void *arg)
 struct httpc_req *
 httpc_get(struct httpc *p, const char *path, long timeout_ms, httpc_cb cb, void *arg)
 {
+	static const char ua[] = "\r\nUser-Agent: mooncake-sidecar\r\n";
 	struct httpc_req *r = req_new(p, timeout_ms, cb, arg);
-	r->req = xasprintf("GET %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: mooncake-sidecar\r\n%s\r\n", path,
-	    p->t.name, p->auth ? p->auth : "");
-	r->reqlen = strlen(r->req);
+	size_t pl = strlen(path), nl = strlen(p->t.name), al = p->auth ? strlen(p->auth) : 0;
+	struct buf b = { NULL, 0, 0 };
+	/* on every proxied request: one allocation of the known size, no printf */
+	buf_grow(&b, 4 + pl + 17 + nl + sizeof ua - 1 + al + 2);
+	buf_add(&b, "GET ", 4);
+	buf_add(&b, path, pl);
+	buf_add(&b, " HTTP/1.1\r\nHost: ", 17);
+	buf_add(&b, p->t.name, nl);
+	buf_add(&b, ua, sizeof ua - 1);
+	if (al > 0)
+		buf_add(&b, p->auth, al);
+	buf_add(&b, "\r\n", 2);
+	r->req = buf_take(&b, &r->reqlen);
 	dispatch(p);
 	return r;
 }
