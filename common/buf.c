@@ -68,8 +68,8 @@ buf_json_string(struct buf *b, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t n = strlen(s), i = 0, run = 0;
-	buf_grow(b, n + 2);
-	buf_add(b, "\"", 1);
+	buf_room(b, n + 2);
+	b->p[b->len++] = '"';
 	for (;;) {
 		uint64_t w;
 		while (i + 8 <= n && (memcpy(&w, s + i, 8), word_escaped(w) == 0))
@@ -93,30 +93,36 @@ buf_json_string(struct buf *b, const char *s)
 		}
 		run = ++i;
 	}
-	buf_add(b, s + run, n - run);
-	buf_add(b, "\"", 1);
+	buf_room(b, n - run + 1);
+	memcpy(b->p + b->len, s + run, n - run);
+	b->len += n - run;
+	b->p[b->len++] = '"';
+	b->p[b->len] = '\0';
 }
 
 size_t
 long_str(long v, char out[LONG_STR_MAX])
 {
-	char t[LONG_STR_MAX], *e = t + sizeof t, *q = e;
-	unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+	unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v, t = u;
+	size_t n = v < 0, len;
+	do	/* the digits counted first: written in place, with no copy */
+		n++;
+	while ((t /= 10) != 0);
+	len = n;
+	out[n] = '\0';
 	do
-		*--q = (char)('0' + u % 10);
+		out[--n] = (char)('0' + u % 10);
 	while ((u /= 10) != 0);
 	if (v < 0)
-		*--q = '-';
-	memcpy(out, q, (size_t)(e - q));
-	out[e - q] = '\0';
-	return (size_t)(e - q);
+		out[0] = '-';
+	return len;
 }
 
 void
 buf_long(struct buf *b, long v)
 {
-	char t[LONG_STR_MAX];
-	buf_add(b, t, long_str(v, t));
+	buf_room(b, LONG_STR_MAX);
+	b->len += long_str(v, b->p + b->len);
 }
 
 void

@@ -13,12 +13,19 @@ struct buf {
 
 void	buf_grow(struct buf *, size_t);	/* room for n more bytes and a NUL */
 
+/* buf_grow, with the test that mostly finds the room there already inline. */
+static inline void
+buf_room(struct buf *b, size_t n)
+{
+	if (b->len + n + 1 > b->cap)
+		buf_grow(b, n);
+}
+
 /* Inline: JSON and HTTP writers append a byte or a few at a time. */
 static inline void
 buf_add(struct buf *b, const void *p, size_t n)
 {
-	if (b->len + n + 1 > b->cap)
-		buf_grow(b, n);
+	buf_room(b, n);
 	memcpy(b->p + b->len, p, n);
 	b->len += n;
 	b->p[b->len] = '\0';

@@ -31,13 +31,20 @@ kvlist_get(const struct kvlist *l, const char *key)
 }
 
 void
-kvlist_clear(struct kvlist *l)
+kvlist_empty(struct kvlist *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		free(l->v[i].key);
 		free(l->v[i].value);
 	}
+	l->n = 0;
+}
+
+void
+kvlist_clear(struct kvlist *l)
+{
+	kvlist_empty(l);
 	free(l->v);
 	l->v = NULL;
-	l->n = l->cap = 0;
+	l->cap = 0;
 }

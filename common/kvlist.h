@@ -18,4 +18,5 @@ struct kvlist {
 void		 kvlist_set(struct kvlist *, const char *, const char *);
 const char	*kvlist_get(const struct kvlist *, const char *);
 void		 kvlist_clear(struct kvlist *);
+void		 kvlist_empty(struct kvlist *);	/* no entries, the room for them kept */
 #endif

@@ -261,8 +261,9 @@ worker_name(const char *dir, const char *node, const char *role, int index, cons
 	return buf_take(&b, NULL);
 }
 
-void
-workercmd_build(const struct cfg *c, const struct topology *t, size_t i, const struct strv *nodes,
+/* Into w, whose name and log are NULL and whose lists are empty. */
+static void
+build(const struct cfg *c, const struct topology *t, size_t i, const struct strv *nodes,
     char *const *node_ips, const struct kvlist *mooncake, struct worker_cmd *w)
 {
 	const struct topo_process *p = &t->procs[i];
@@ -274,9 +275,10 @@ workercmd_build(const struct cfg *c, const struct topology *t, size_t i, const s
 	size_t n = 0;
 	char rank[32] = "";
 
-	memset(w, 0, sizeof *w);
-	if (processes > 1)
-		snprintf(rank, sizeof rank, "_r%d", p->node_rank);
+	if (processes > 1) {
+		memcpy(rank, "_r", 2);
+		long_str(p->node_rank, rank + 2);
+	}
 	w->name = worker_name(NULL, NULL, p->role, p->worker_index, rank);
 	w->log = worker_name(c->job.log_dir, node, p->role, p->worker_index, rank);
 	join_gpus(p, w->cvd, sizeof w->cvd);
@@ -340,6 +342,27 @@ workercmd_build(const struct cfg *c, const struct topology *t, size_t i, const s
 	}
 	for (size_t k = 0; mooncake != NULL && k < mooncake->n; k++)
 		kvlist_set(&w->env, mooncake->v[k].key, mooncake->v[k].value);
+}
+
+void
+workercmd_build(const struct cfg *c, const struct topology *t, size_t i, const struct strv *nodes,
+    char *const *node_ips, const struct kvlist *mooncake, struct worker_cmd *w)
+{
+	memset(w, 0, sizeof *w);
+	build(c, t, i, nodes, node_ips, mooncake, w);
+}
+
+void
+workercmd_rebuild(const struct cfg *c, const struct topology *t, size_t i, const struct strv *nodes,
+    char *const *node_ips, const struct kvlist *mooncake, struct worker_cmd *w)
+{
+	free(w->name);
+	free(w->log);
+	w->name = w->log = NULL;
+	strv_empty(&w->argv);
+	kvlist_empty(&w->env);
+	w->cvd[0] = '\0';
+	build(c, t, i, nodes, node_ips, mooncake, w);
 }
 
 void

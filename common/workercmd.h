@@ -21,6 +21,10 @@ struct worker_cmd {
 void	workercmd_build(const struct cfg *, const struct topology *, size_t, const struct strv *,
 	    char *const *, const struct kvlist *, struct worker_cmd *);
 void	workercmd_free(struct worker_cmd *);
+/* workercmd_build again into a built w, reusing the room its lists already have (--plan=all
+ * renders thousands in a row). */
+void	workercmd_rebuild(const struct cfg *, const struct topology *, size_t, const struct strv *,
+	    char *const *, const struct kvlist *, struct worker_cmd *);
 
 /* The tensor (pp 0) or pipeline (pp 1) parallel size a command carries, in any spelling its
  * flavor's parser takes (vLLM: --tensor-parallel-size, --tensor_parallel_size, -tp; SGLang:

@@ -105,11 +105,20 @@ strv_pushf(struct strv *sv, const char *fmt, ...)
 void
 strv_free(struct strv *sv)
 {
-	for (size_t i = 0; i < sv->n; i++)
-		free(sv->v[i]);
+	strv_empty(sv);
 	free(sv->v);
 	sv->v = NULL;
-	sv->n = sv->cap = 0;
+	sv->cap = 0;
+}
+
+void
+strv_empty(struct strv *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		free(sv->v[i]);
+	sv->n = 0;
+	if (sv->v != NULL)
+		sv->v[0] = NULL;
 }
 
 char **

@@ -20,15 +20,21 @@
 
 /* A member's name: key() for the names written here (nothing to escape), data_key() for names
  * that come from the configuration. */
-static void
+/* Inlined, so that the length of each literal name is known at compile time. */
+static inline __attribute__((always_inline)) void
 key(struct buf *b, int *first, const char *k)
 {
+	size_t n = strlen(k);
+	buf_room(b, n + 4);
 	if (!*first)
-		buf_add(b, ",", 1);
+		b->p[b->len++] = ',';
 	*first = 0;
-	buf_add(b, "\"", 1);
-	buf_puts(b, k);
-	buf_add(b, "\":", 2);
+	b->p[b->len++] = '"';
+	memcpy(b->p + b->len, k, n);
+	b->len += n;
+	b->p[b->len++] = '"';
+	b->p[b->len++] = ':';
+	b->p[b->len] = '\0';
 }
 
 static void
@@ -41,7 +47,7 @@ data_key(struct buf *b, int *first, const char *k)
 	buf_add(b, ":", 1);
 }
 
-static void
+static inline __attribute__((always_inline)) void
 str_field(struct buf *b, int *first, const char *k, const char *v)
 {
 	key(b, first, k);
@@ -51,14 +57,14 @@ str_field(struct buf *b, int *first, const char *k, const char *v)
 		buf_puts(b, "null");
 }
 
-static void
+static inline __attribute__((always_inline)) void
 int_field(struct buf *b, int *first, const char *k, long v)
 {
 	key(b, first, k);
 	buf_long(b, v);
 }
 
-static void
+static inline __attribute__((always_inline)) void
 strv_field(struct buf *b, int *first, const char *k, char *const *v)
 {
 	key(b, first, k);
@@ -71,7 +77,7 @@ strv_field(struct buf *b, int *first, const char *k, char *const *v)
 	buf_add(b, "]", 1);
 }
 
-static void
+static inline __attribute__((always_inline)) void
 env_field(struct buf *b, int *first, const char *k, const struct kvlist *l)
 {
 	int inner = 1;
@@ -207,13 +213,19 @@ addresses_field(struct buf *b, int *first, const struct cfg *cfg, const struct t
 	free(shown);
 }
 
+/* The endpoint files' paths, the same on every node. */
+struct run_files {
+	char	*env, *store, *endpoints;
+};
+
 static void
 node_plan(struct buf *b, const struct cfg *cfg, const struct topology *t, const struct node_index *ix,
-    size_t node_index, struct addresses *ad)
+    size_t node_index, struct addresses *ad, const struct run_files *rf)
 {
 	const char *node = cfg->job.nodes.v[node_index];
 	struct kvlist mc = { 0 };
-	char *store = xasprintf("%s/mooncake_store_config.json", cfg->job.run_dir), *path;
+	struct worker_cmd w;
+	char *path;
 	const char *master_addr = cfg->master.address[0] ? cfg->master.address : cfg->master.node;
 	struct master_addr ma = { master_addr, cfg->master.rpc_port, cfg->master.http_metadata_port,
 	    cfg->master.ha_entry };
@@ -242,35 +254,32 @@ node_plan(struct buf *b, const struct cfg *cfg, const struct topology *t, const 
 		buf_puts(b, "null");
 	addresses_field(b, &first, cfg, t, ix, ad, node_index);
 	/* MOONCAKE_LOCAL_HOSTNAME: the node's own address, the one its workers bind. */
-	workerenv_build(&mc, cfg->endpoints.flavor, &ma, store, ad->ips[node_index], &cfg->endpoints.env);
+	workerenv_build(&mc, cfg->endpoints.flavor, &ma, rf->store, ad->ips[node_index], &cfg->endpoints.env);
 	key(b, &first, "processes");
 	buf_add(b, "[", 1);
 	for (size_t k = ix->first[node_index]; k < ix->first[node_index + 1]; k++) {
-		struct worker_cmd w;
 		size_t i = ix->by_node[k];
-		workercmd_build(cfg, t, i, &cfg->job.nodes, ad->ips, &mc, &w);
-		if (k > ix->first[node_index])
+		if (k > ix->first[node_index]) {
+			workercmd_rebuild(cfg, t, i, &cfg->job.nodes, ad->ips, &mc, &w);
 			buf_add(b, ",", 1);
+		} else
+			workercmd_build(cfg, t, i, &cfg->job.nodes, ad->ips, &mc, &w);
 		process_json(b, &t->procs[i], &w, node);
-		workercmd_free(&w);
 	}
+	if (ix->first[node_index + 1] > ix->first[node_index])
+		workercmd_free(&w);
 	buf_add(b, "]", 1);
 	key(b, &first, "files");
 	buf_add(b, "[", 1);
-	path = xasprintf("%s/mooncake.env", cfg->job.run_dir);
-	buf_json_string(b, path);
-	free(path);
+	buf_json_string(b, rf->env);
 	if (strcmp(cfg->endpoints.flavor, "vllm") == 0) {
 		buf_add(b, ",", 1);
-		buf_json_string(b, store);
+		buf_json_string(b, rf->store);
 	}
-	path = xasprintf("%s/endpoints.json", cfg->job.run_dir);
 	buf_add(b, ",", 1);
-	buf_json_string(b, path);
-	free(path);
+	buf_json_string(b, rf->endpoints);
 	buf_add(b, "]}", 2);
 	kvlist_clear(&mc);
-	free(store);
 }
 
 int
@@ -281,10 +290,15 @@ plan_print(const struct cfg *cfg, int all, FILE *f)
 	struct buf b = { 0 };
 	char err[512];
 	struct addresses ad;
+	struct run_files rf = { xasprintf("%s/mooncake.env", cfg->job.run_dir),
+		xasprintf("%s/mooncake_store_config.json", cfg->job.run_dir),
+		xasprintf("%s/endpoints.json", cfg->job.run_dir) };
 	int this = -1, rc = 0;
 
-	if (topology_build(cfg, &cfg->job.nodes, cfg->job.gpus_per_node, &t, err, sizeof err) != 0)
-		return EX_CONFIG;	/* check_config has reported it */
+	if (topology_build(cfg, &cfg->job.nodes, cfg->job.gpus_per_node, &t, err, sizeof err) != 0) {
+		rc = EX_CONFIG;	/* check_config has reported it */
+		goto out;
+	}
 	ad.a = xcalloc(cfg->job.nodes.n + 1, sizeof *ad.a);
 	ad.ips = xcalloc(cfg->job.nodes.n + 1, sizeof *ad.ips);
 	ad.decided = xcalloc(cfg->job.nodes.n + 1, 1);
@@ -300,7 +314,7 @@ plan_print(const struct cfg *cfg, int all, FILE *f)
 		buf_json_string(&b, cfg->job.id);
 		buf_puts(&b, ",\"nodes\":[\n");
 		for (size_t i = 0; i < cfg->job.nodes.n; i++) {
-			node_plan(&b, cfg, &t, &ix, i, &ad);
+			node_plan(&b, cfg, &t, &ix, i, &ad, &rf);
 			buf_puts(&b, i + 1 < cfg->job.nodes.n ? ",\n" : "\n");
 			if (b.len > 1 << 20 || i + 1 == cfg->job.nodes.n) {
 				fwrite(b.p, 1, b.len, f);
@@ -313,7 +327,7 @@ plan_print(const struct cfg *cfg, int all, FILE *f)
 		rc = EX_CONFIG;
 	} else {
 		json_t *root = json_object(), *np;
-		node_plan(&b, cfg, &t, &ix, (size_t)this, &ad);
+		node_plan(&b, cfg, &t, &ix, (size_t)this, &ad, &rf);
 		np = json_loadb(b.p, b.len, 0, NULL);
 		json_object_set_new(root, "job_id", json_string(cfg->job.id));
 		json_object_update(root, np);
@@ -331,5 +345,9 @@ plan_print(const struct cfg *cfg, int all, FILE *f)
 	free(ad.decided);
 	if (rc == 0 && fflush(f) != 0)
 		rc = EX_IOERR;
+out:
+	free(rf.env);
+	free(rf.store);
+	free(rf.endpoints);
 	return rc;
 }

@@ -172,6 +172,66 @@ START_TEST(test_parallel_flags)
 }
 END_TEST
 
+static void
+same_cmd(const struct worker_cmd *a, const struct worker_cmd *b)
+{
+	ck_assert_str_eq(a->name, b->name);
+	ck_assert_str_eq(a->log, b->log);
+	ck_assert_str_eq(a->cvd, b->cvd);
+	ck_assert_uint_eq(a->argv.n, b->argv.n);
+	ck_assert_ptr_null(a->argv.v[a->argv.n]);
+	for (size_t k = 0; k < a->argv.n; k++)
+		ck_assert_str_eq(a->argv.v[k], b->argv.v[k]);
+	ck_assert_uint_eq(a->env.n, b->env.n);
+	for (size_t k = 0; k < a->env.n; k++) {
+		ck_assert_str_eq(a->env.v[k].key, b->env.v[k].key);
+		ck_assert_str_eq(a->env.v[k].value, b->env.v[k].value);
+	}
+}
+
+/* workercmd_rebuild over whatever was built before (more or fewer arguments and variables, another
+ * flavor's flags) gives what a fresh workercmd_build gives, process after process, both orders. */
+START_TEST(test_rebuild_is_build)
+{
+	static const char *const layouts[] = {
+		GROUPS("vllm", ",\"dp_launch_mode\":\"per_gpu\"", CMD("prefill", 1, 8, ",\"dp\":8",
+		    "[\"vllm\",\"serve\",\"/m\",\"--port\",\"{http_port}\"]") ","
+		    CMD("decode", 2, 4, ",\"tp\":4", "[\"vllm\",\"serve\",\"/m\",\"--headless\",\"--data-parallel-size\",\"9\"]") ","
+		    CMD("agg", 1, 16, ",\"tp\":16", "[\"vllm\",\"serve\",\"/m\"]")),
+		GROUPS("sglang", "", CMD("prefill", 1, 16, ",\"tp\":16", "[\"s\",\"--nnodes\",\"3\"]") ","
+		    CMD("decode", 2, 8, "", "[\"s\"]")),
+	};
+	for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
+		struct cfg c;
+		struct strv list;
+		struct topology t;
+		struct kvlist mc = { 0 };
+		struct worker_cmd w, fresh;
+		char err[512];
+		ck_assert_int_eq(topo_load(layouts[l], "n[0-3]", 8, "7", &c, &list, &t, err, sizeof err), 0);
+		ck_assert_uint_gt(t.nprocs, 2);
+		kvlist_set(&mc, "MOONCAKE_MASTER", "10.0.0.1:50051");
+		for (int order = 0; order < 2; order++) {
+			for (size_t n = 0; n < t.nprocs; n++) {
+				size_t i = order ? t.nprocs - 1 - n : n;
+				if (n == 0)
+					workercmd_build(&c, &t, i, &list, ips, &mc, &w);
+				else
+					workercmd_rebuild(&c, &t, i, &list, ips, &mc, &w);
+				workercmd_build(&c, &t, i, &list, ips, &mc, &fresh);
+				same_cmd(&w, &fresh);
+				workercmd_free(&fresh);
+			}
+			workercmd_free(&w);
+		}
+		kvlist_clear(&mc);
+		topology_free(&t);
+		strv_free(&list);
+		cfg_free(&c);
+	}
+}
+END_TEST
+
 int
 main(void)
 {
@@ -184,6 +244,7 @@ main(void)
 	tcase_add_test(tc, test_sglang_and_env_order);
 	tcase_add_test(tc, test_generic_placeholders);
 	tcase_add_test(tc, test_parallel_flags);
+	tcase_add_test(tc, test_rebuild_is_build);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
