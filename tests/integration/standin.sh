@@ -104,4 +104,26 @@ pass "role changed at run time (SIGUSR1 + control file): leader, RPC open"
 kill -TERM "$SP"; reap; RC=$?
 [ "$RC" -eq 143 ] || fail "HA SIGTERM exit $RC, want 143 (no handler in HA)"
 pass "HA mode has no SIGTERM handler: killed by the signal"
+
+# The benchmarks' floors: testkit respawn-loop runs a program again each time it ends, and testkit rtt
+# times round trips over loopback TCP.
+new_ports
+MC_STANDIN_EVENTS=$T/loop-events MC_STANDIN_START_DELAY_MS=50 "$TESTKIT" respawn-loop "$STANDIN" $(flags) \
+    2>/dev/null &
+LP=$!
+STARTED+=($LP)
+wait_for 5 accepts "$RPC" || fail "respawn-loop: the stand-in did not start"
+execs() { [ "$(grep -c '^exec' "$T/loop-events")" -ge "$1" ]; }
+# stopped first, so that it starts nothing more; then its child, then the loop
+stop_loop() { kill -STOP "$LP"; pkill -KILL -P "$LP"; kill -KILL "$LP"; wait "$LP" 2>/dev/null; }
+M1=$(awk '$1=="exec"{p=$2} END{print p}' "$T/loop-events")
+kill -KILL "$M1"
+wait_for 5 execs 2 || { stop_loop; fail "respawn-loop: no second exec after kill -9"; }
+M2=$(awk '$1=="exec"{p=$2} END{print p}' "$T/loop-events")
+PARENT=$(ps -o ppid= -p "$M2" | tr -d ' ')
+stop_loop
+[ "$M2" != "$M1" ] && [ "$PARENT" = "$LP" ] || fail "respawn-loop: pid $M2 (parent $PARENT) is not its child"
+read -r MED P99 < <("$TESTKIT" rtt 500)
+awk -v m="$MED" -v p="$P99" 'BEGIN { exit !(m > 0 && p >= m) }' || fail "rtt: median '$MED', p99 '$P99'"
+pass "testkit respawn-loop runs the master again after kill -9 (pid $M1, then $M2); testkit rtt: $MED us, p99 $P99 us"
 finish
