@@ -113,7 +113,11 @@ dir_safe(const char *path, char *err, size_t errlen)
 int
 mkdir_p(const char *path, mode_t mode, char *err, size_t errlen)
 {
-	char *p = xstrdup(path);
+	char *p;
+	/* Mostly it is there already (every publish of the endpoint files asks): one call then. */
+	if (mkdir(path, mode) == 0 || errno == EEXIST)
+		return 0;
+	p = xstrdup(path);
 	for (char *s = p + 1;; s++) {
 		if (*s == '/' || *s == '\0') {
 			char c = *s;

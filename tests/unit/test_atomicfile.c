@@ -88,6 +88,23 @@ START_TEST(test_dir_safe)
 }
 END_TEST
 
+START_TEST(test_mkdir_p)
+{
+	char deep[160], err[256];
+	struct stat st;
+	snprintf(deep, sizeof deep, "%s/a/b/c", dir);
+	ck_assert_int_eq(mkdir_p(deep, 0750, err, sizeof err), 0);	/* every parent missing */
+	ck_assert_int_eq(stat(deep, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	ck_assert_int_eq(mkdir_p(deep, 0750, err, sizeof err), 0);	/* there already */
+	snprintf(deep, sizeof deep, "%s/a/b/d", dir);
+	ck_assert_int_eq(mkdir_p(deep, 0750, err, sizeof err), 0);	/* only the last missing */
+	ck_assert_int_eq(stat(deep, &st), 0);
+	ck_assert_int_eq(mkdir_p("/proc/mcs-unit/x", 0750, err, sizeof err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "mkdir /proc/mcs-unit: "));
+}
+END_TEST
+
 int
 main(void)
 {
@@ -97,6 +114,7 @@ main(void)
 	tcase_add_test(tc, test_write);
 	tcase_add_test(tc, test_no_planted_link);
 	tcase_add_test(tc, test_dir_safe);
+	tcase_add_test(tc, test_mkdir_p);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
