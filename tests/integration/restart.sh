@@ -40,4 +40,27 @@ pass "SIGHUP reopened mooncake_master.log (RELOADING=1 sent)"
 N=$(pgrep -f -- "--rpc_port=$RPC " | wc -l)
 [ "$N" -eq 1 ] || fail "$N masters alive"
 pass "exactly one master alive, nothing left of the killed ones"
+kill_quiet "$SC_PID"
+
+# Backoff 0: each new master is exec'd only after endpoints.json says the killed one is not ready.
+# A wrapper in front of the stand-in reads the file as the exec happens (exec keeps its pid).
+ORIG=$STANDIN
+cat >"$T/wrap.sh" <<SH
+#!/bin/sh
+"$TESTKIT" ep "$T/z/endpoints.json" >>"$T/seen"
+exec "$ORIG" "\$@"
+SH
+chmod +x "$T/wrap.sh"
+new_ports
+STANDIN=$T/wrap.sh write_config z '"restart": { "backoff_initial_ms": 0, "reset_after_ms": 0, "burst": 100, "burst_window_ms": 60000 }'
+MC_STANDIN_START_DELAY_MS=50 start_sidecar z
+wait_for 10 notified 'READY=1' || fail "backoff 0: no READY=1"
+for i in 1 2 3 4 5; do
+	kill -KILL "$(master_pid z)"
+	wait_for 10 notified "STATUS=master ready (gen $((i + 1))," || fail "backoff 0: not ready again after kill $i"
+done
+# line i+1 of seen: what the file said when the master after the i-th kill was exec'd, "<gen> <ready> <pid>"
+BAD=$(awk 'NR > 1 && !($1 == NR - 1 && $2 == 0 && $3 == 0) { print NR ": " $0 }' "$T/seen")
+[ "$(wc -l <"$T/seen")" -eq 6 ] && [ -z "$BAD" ] || fail "backoff 0: endpoints.json at the execs: $(tr '\n' ';' <"$T/seen")"
+pass "backoff 0: 5 kill -9, each next master exec'd after endpoints.json said its generation not ready"
 finish
