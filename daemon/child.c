@@ -306,20 +306,22 @@ timer_set(struct child *c, event_callback_fn fn, long ms)
 
 /* The restart backoff runs on a timerfd: libevent's own timers wait in epoll_wait, whose timeout
  * is whole milliseconds rounded up, and a restart is due at its backoff, not up to 1 ms later. The
- * stop timeout needs no such precision. A backoff of 0 is an event made active now: it runs in this
- * loop pass, after the events already active (the reconcile step that marks the endpoint files not
- * ready, which the caller's state change has queued), not a loop pass later. */
+ * stop timeout needs no such precision. After a death (now), a backoff of 0 is an event made
+ * active at once: it runs in this loop pass, after the events already active (the reconcile step
+ * that marks the endpoint files not ready, which the caller's state change has queued), not a loop
+ * pass later. A start that failed before its process existed waits for the next pass instead, so
+ * that failing starts never keep the loop from everything else. */
 static void
-backoff_set(struct child *c, long ms)
+backoff_set(struct child *c, long ms, int now)
 {
 	struct itimerspec its = { { 0, 0 }, { ms / 1000, (ms % 1000) * 1000000L } };
 	timer_clear(c);
-	if (ms <= 0) {
+	if (ms <= 0 && now) {
 		c->timer = evtimer_new(c->base, backoff_cb, c);
 		event_active(c->timer, EV_TIMEOUT, 0);
 		return;
 	}
-	if ((c->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)) >= 0) {
+	if (ms > 0 && (c->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)) >= 0) {
 		if (timerfd_settime(c->timer_fd, 0, &its, NULL) == 0) {
 			c->timer = event_new(c->base, c->timer_fd, EV_READ, backoff_cb, c);
 			event_add(c->timer, NULL);
@@ -363,7 +365,7 @@ kill_cb(evutil_socket_t fd, short what, void *arg)
 
 /* Back off before the next start: doubling from the initial delay, reset after a healthy run. */
 static void
-schedule_restart(struct child *c, double now, const char *why)
+schedule_restart(struct child *c, double now, const char *why, int died)
 {
 	if (backoff_reset_due(c->ready_at, now, c->restart->reset_after_ms))
 		c->failures = 0;
@@ -373,7 +375,7 @@ schedule_restart(struct child *c, double now, const char *why)
 	 * ahead of a backoff of 0. A longer backoff still runs from now: that step overlaps it instead
 	 * of adding to it. */
 	set_state(c, CHILD_BACKOFF, "%s; restarting in %ld ms", why, c->backoff_ms);
-	backoff_set(c, c->backoff_ms);
+	backoff_set(c, c->backoff_ms, died);
 }
 
 /*
@@ -472,12 +474,12 @@ child_spawn(struct child *c)
 	c->ready_at = 0;
 	if (c->ops->prepare != NULL && c->ops->prepare(c, why, sizeof why) != 0) {
 		log_err("%s: not starting: %s", c->name, why);
-		schedule_restart(c, now, why);
+		schedule_restart(c, now, why, 0);
 		return;
 	}
 	if (pipe2(pfd, O_CLOEXEC) != 0) {
 		snprintf(why, sizeof why, "pipe: %s", strerror(errno));
-		schedule_restart(c, now, why);
+		schedule_restart(c, now, why, 0);
 		return;
 	}
 	sigfillset(&all);
@@ -489,7 +491,7 @@ child_spawn(struct child *c)
 	if (pid < 0) {
 		snprintf(why, sizeof why, "clone: %s", strerror(errno));
 		close(pfd[0]);
-		schedule_restart(c, now, why);
+		schedule_restart(c, now, why, 0);
 		return;
 	}
 	c->pid = pid;
@@ -568,7 +570,7 @@ start_in(struct child *c, long delay_ms, const char *why)
 	c->gang_restart = 0;
 	c->backoff_ms = delay_ms;
 	set_state(c, CHILD_BACKOFF, "%s; restarting in %ld ms with its gang", why, delay_ms);
-	backoff_set(c, delay_ms);
+	backoff_set(c, delay_ms, 1);
 }
 
 void
@@ -669,7 +671,7 @@ child_exited(struct child *c, int status)
 			    cfg_policy_name(c->restart->policy));
 		return;
 	}
-	schedule_restart(c, now, how);
+	schedule_restart(c, now, how, 1);
 }
 
 size_t
