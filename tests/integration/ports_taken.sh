@@ -51,4 +51,19 @@ pass "admin said service_ready while RPC was someone else's: not declared ready"
 wait_for 10 grep_q "$SC_OUT" "exited with code 1" || fail "the master did not exit 1 as the real one does"
 notified 'READY=1' && fail "READY=1 although the RPC port was never the master's"
 pass "the master exited 1 silently; READY=1 was never sent"
+kill_quiet "$SC_PID"
+
+# backoff 0 and a port taken: each refused start waits for the next loop pass, so the admin port
+# answers among them, long before the burst makes it fatal (all in one pass, it would answer after).
+new_ports
+hold "$RPC"
+write_config zero '"restart": { "backoff_initial_ms": 0, "reset_after_ms": 0, "burst": 5000, "burst_window_ms": 600000 }'
+start_sidecar zero
+wait_for 10 grep_q "$SC_OUT" "not starting: port $RPC" || fail "backoff 0: no refused start"
+[ "$(adm_code /livez)" = 200 ] || fail "backoff 0: /livez while starts are refused"
+grep -q "more than 5000 starts" "$SC_OUT" && fail "backoff 0: /livez answered only after all 5000 refused starts"
+N=$(grep -c "not starting: port $RPC" "$SC_OUT")
+wait_for 30 grep_q "$SC_OUT" "more than 5000 starts" || fail "backoff 0: not fatal after the burst"
+[ "$(grep -c "not starting: port $RPC" "$SC_OUT")" -eq 5000 ] || fail "backoff 0: $(grep -c "not starting" "$SC_OUT") refused starts, want 5000"
+pass "backoff 0, RPC port taken: /livez answered after $N of 5000 refused starts, then fatal"
 finish
