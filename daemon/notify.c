@@ -9,14 +9,13 @@
 
 static struct event *watchdog_ev, *status_ev;
 static char last_status[2048];	/* the latest STATUS=, sent or about to be */
-static int status_queued;
 
 /* STATUS= goes out at the end of the loop pass that set it, after the events already active: a
- * restart due now (backoff 0) does not wait for systemd to be woken first. */
+ * restart due now (backoff 0) does not wait for systemd to be woken first. While it waits,
+ * status_ev is active with EV_TIMEOUT, which event_pending() reports. */
 static void
 status_cb(evutil_socket_t fd, short what, void *arg)
 {
-	status_queued = 0;
 	sd_notifyf(0, "STATUS=%s", last_status);
 }
 
@@ -26,7 +25,6 @@ status_drop(void)
 {
 	if (status_ev != NULL)
 		event_del(status_ev);
-	status_queued = 0;
 }
 
 static void
@@ -56,7 +54,7 @@ notify_free(void)
 	if (watchdog_ev != NULL)
 		event_free(watchdog_ev);
 	watchdog_ev = NULL;
-	if (status_queued)
+	if (status_ev != NULL && event_pending(status_ev, EV_TIMEOUT, NULL))
 		status_cb(-1, 0, NULL);
 	if (status_ev != NULL)
 		event_free(status_ev);
@@ -77,10 +75,9 @@ notify_status(const char *status)
 	if (strcmp(status, last_status) == 0)
 		return;
 	snprintf(last_status, sizeof last_status, "%s", status);
-	if (status_ev != NULL) {
-		status_queued = 1;
-		event_active(status_ev, 0, 0);
-	} else
+	if (status_ev != NULL)
+		event_active(status_ev, EV_TIMEOUT, 0);
+	else
 		sd_notifyf(0, "STATUS=%s", status);
 }
 
