@@ -688,15 +688,15 @@ req_new(struct httpc *p, long timeout_ms, httpc_cb cb, void *arg)
 struct httpc_req *
 httpc_get(struct httpc *p, const char *path, long timeout_ms, httpc_cb cb, void *arg)
 {
-	static const char ua[] = "\r\nUser-Agent: mooncake-sidecar\r\n";
+	static const char proto[] = " HTTP/1.1\r\nHost: ", ua[] = "\r\nUser-Agent: mooncake-sidecar\r\n";
 	struct httpc_req *r = req_new(p, timeout_ms, cb, arg);
 	size_t pl = strlen(path), nl = strlen(p->t.name), al = p->auth ? strlen(p->auth) : 0;
 	struct buf b = { NULL, 0, 0 };
 	/* on every proxied request: one allocation of the known size, no printf */
-	buf_grow(&b, 4 + pl + 17 + nl + sizeof ua - 1 + al + 2);
+	buf_grow(&b, 4 + pl + sizeof proto - 1 + nl + sizeof ua - 1 + al + 2);
 	buf_add(&b, "GET ", 4);
 	buf_add(&b, path, pl);
-	buf_add(&b, " HTTP/1.1\r\nHost: ", 17);
+	buf_add(&b, proto, sizeof proto - 1);
 	buf_add(&b, p->t.name, nl);
 	buf_add(&b, ua, sizeof ua - 1);
 	if (al > 0)
