@@ -69,7 +69,7 @@ buf_json_string(struct buf *b, const char *s)
 	static const char hex[] = "0123456789abcdef";
 	size_t n = strlen(s), i = 0, run = 0;
 	buf_room(b, n + 2);
-	b->p[b->len++] = '"';
+	buf_add(b, "\"", 1);
 	for (;;) {
 		uint64_t w;
 		while (i + 8 <= n && (memcpy(&w, s + i, 8), word_escaped(w) == 0))
@@ -93,11 +93,8 @@ buf_json_string(struct buf *b, const char *s)
 		}
 		run = ++i;
 	}
-	buf_room(b, n - run + 1);
-	memcpy(b->p + b->len, s + run, n - run);
-	b->len += n - run;
-	b->p[b->len++] = '"';
-	b->p[b->len] = '\0';
+	buf_add(b, s + run, n - run);
+	buf_add(b, "\"", 1);
 }
 
 size_t

@@ -361,7 +361,6 @@ workercmd_rebuild(const struct cfg *c, const struct topology *t, size_t i, const
 	w->name = w->log = NULL;
 	strv_empty(&w->argv);
 	kvlist_empty(&w->env);
-	w->cvd[0] = '\0';
 	build(c, t, i, nodes, node_ips, mooncake, w);
 }
 

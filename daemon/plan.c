@@ -19,22 +19,17 @@
 #include "xalloc.h"
 
 /* A member's name: key() for the names written here (nothing to escape), data_key() for names
- * that come from the configuration. */
-/* Inlined, so that the length of each literal name is known at compile time. */
+ * that come from the configuration. key() and the fields that call it are inlined, so that the
+ * length of each literal name is known at compile time. */
 static inline __attribute__((always_inline)) void
 key(struct buf *b, int *first, const char *k)
 {
-	size_t n = strlen(k);
-	buf_room(b, n + 4);
 	if (!*first)
-		b->p[b->len++] = ',';
+		buf_add(b, ",", 1);
 	*first = 0;
-	b->p[b->len++] = '"';
-	memcpy(b->p + b->len, k, n);
-	b->len += n;
-	b->p[b->len++] = '"';
-	b->p[b->len++] = ':';
-	b->p[b->len] = '\0';
+	buf_add(b, "\"", 1);
+	buf_add(b, k, strlen(k));
+	buf_add(b, "\":", 2);
 }
 
 static void
