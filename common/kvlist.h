@@ -16,7 +16,9 @@ struct kvlist {
 
 /* Set a key: a key already there keeps its place and takes the new value. */
 void		 kvlist_set(struct kvlist *, const char *, const char *);
+/* The entry for a key: the one there, or a new one at the end with key and value NULL, for a
+ * caller whose list does not own its strings to fill. */
+struct kv	*kvlist_slot(struct kvlist *, const char *);
 const char	*kvlist_get(const struct kvlist *, const char *);
 void		 kvlist_clear(struct kvlist *);
-void		 kvlist_empty(struct kvlist *);	/* no entries, the room for them kept */
 #endif

@@ -22,41 +22,45 @@ struct fill {
 #define FILL_S(f, k, name_, str)	((f)[(k)++] = (struct fill){ (name_), (str), 0 })
 #define FILL_N(f, k, name_, num)	((f)[(k)++] = (struct fill){ (name_), NULL, (long)(num) })
 
-/* Replace every {name} we know; unknown ones stay as they are. */
+/* Replace every {name} we know; unknown ones stay as they are. The result is w's. */
 static char *
-substitute(const char *in, const struct fill *f, size_t n)
+substitute(struct worker_cmd *w, const char *in, const struct fill *f, size_t n)
 {
-	struct buf b = { 0 };
-	const char *p = in;
+	struct buf *b = &w->scratch;
+	const char *p = in, *open = strchr(p, '{');
+	if (open == NULL)
+		return arena_strdup(&w->strings, in);
+	b->len = 0;
 	while (*p) {
-		const char *open = strchr(p, '{'), *close = open ? strchr(open, '}') : NULL;
+		const char *close = open ? strchr(open, '}') : NULL;
 		size_t i = n;
 		if (open == NULL || close == NULL) {
-			buf_puts(&b, p);
+			buf_puts(b, p);
 			break;
 		}
 		for (i = 0; i < n; i++)
 			if (strlen(f[i].name) == (size_t)(close - open - 1) &&
 			    strncmp(f[i].name, open + 1, (size_t)(close - open - 1)) == 0)
 				break;
-		buf_add(&b, p, (size_t)(open - p));
+		buf_add(b, p, (size_t)(open - p));
 		if (i == n)
-			buf_add(&b, open, (size_t)(close + 1 - open));
+			buf_add(b, open, (size_t)(close + 1 - open));
 		else if (f[i].s != NULL)
-			buf_puts(&b, f[i].s);
+			buf_puts(b, f[i].s);
 		else
-			buf_long(&b, f[i].n);
+			buf_long(b, f[i].n);
 		p = close + 1;
+		open = strchr(p, '{');
 	}
-	return buf_take(&b, NULL);
+	return arena_strndup(&w->strings, b->p, b->len);
 }
 
 /* Remove --flag (and its value, for value flags) from argv; returns the value it had, or NULL. */
-static char *
+static const char *
 drop_flag(struct strv *argv, const char *flag, int takes_value)
 {
 	size_t n = strlen(flag);
-	char *value = NULL;
+	const char *value = NULL;
 	for (size_t i = 0; i < argv->n;) {
 		char *a = argv->v[i];
 		size_t span = 0;
@@ -72,29 +76,34 @@ drop_flag(struct strv *argv, const char *flag, int takes_value)
 			i++;
 			continue;
 		}
-		free(value);
-		value = span == 2 ? xstrdup(argv->v[i + 1]) : a[n] == '=' ? xstrdup(a + n + 1) : NULL;
-		for (size_t k = 0; k < span; k++)
-			free(argv->v[i + k]);
+		value = span == 2 ? argv->v[i + 1] : a[n] == '=' ? a + n + 1 : NULL;
 		memmove(argv->v + i, argv->v + i + span, (argv->n - i - span + 1) * sizeof(char *));
 		argv->n -= span;
 	}
 	return value;
 }
 
+/* A literal, as it is (see workercmd.h: nothing writes or frees w's strings). */
 static void
-push_str(struct strv *argv, const char *flag, const char *value)
+push(struct worker_cmd *w, const char *literal)
 {
-	strv_push(argv, flag);
-	strv_push(argv, value);
+	strv_take(&w->argv, (char *)literal);
+}
+
+/* A literal flag and a value of w's. */
+static void
+push_str(struct worker_cmd *w, const char *flag, char *value)
+{
+	push(w, flag);
+	strv_take(&w->argv, value);
 }
 
 static void
-push_num(struct strv *argv, const char *flag, long value)
+push_num(struct worker_cmd *w, const char *flag, long value)
 {
 	char t[LONG_STR_MAX];
-	long_str(value, t);
-	push_str(argv, flag, t);
+	size_t len = long_str(value, t);
+	push_str(w, flag, arena_strndup(&w->strings, t, len));
 }
 
 /* "0,1,2": a process's GPU indices, as CUDA_VISIBLE_DEVICES and --device-ids take them. */
@@ -116,70 +125,73 @@ join_gpus(const struct topo_process *p, char *buf, size_t len)
 }
 
 static void
-vllm_flags(const struct cfg *c, const struct topo_process *p, const char *leader_ip, struct strv *argv)
+vllm_flags(const struct cfg *c, const struct topo_process *p, const char *leader_ip, struct worker_cmd *w)
 {
 	static const char *const owned_values[] = { "--data-parallel-size-local", "--data-parallel-start-rank",
 		"--data-parallel-address", "--data-parallel-size", "--data-parallel-rank", "--master-addr",
 		"--nnodes", "--node-rank", "--device-ids", NULL };
-	char *recipe_rpc = drop_flag(argv, "--data-parallel-rpc-port", 1);
+	const char *recipe_rpc = drop_flag(&w->argv, "--data-parallel-rpc-port", 1);
 	int rpc = recipe_rpc ? atoi(recipe_rpc) : VLLM_DP_RPC_DEFAULT;
 	for (int i = 0; owned_values[i] != NULL; i++)
-		free(drop_flag(argv, owned_values[i], 1));
-	free(drop_flag(argv, "--data-parallel-hybrid-lb", 0));
-	free(drop_flag(argv, "--headless", 0));
+		drop_flag(&w->argv, owned_values[i], 1);
+	drop_flag(&w->argv, "--data-parallel-hybrid-lb", 0);
+	drop_flag(&w->argv, "--headless", 0);
 	if (c->workers.device_ids) {
 		char ids[256];
 		join_gpus(p, ids, sizeof ids);
-		push_str(argv, "--device-ids", ids);
+		push_str(w, "--device-ids", arena_strdup(&w->strings, ids));
 	}
 	switch (p->kind) {
 	case TOPO_PER_GPU:
-		push_num(argv, "--data-parallel-rank", p->dp_rank);
-		push_str(argv, "--data-parallel-address", leader_ip);
-		push_num(argv, "--data-parallel-rpc-port", recipe_rpc ? rpc : p->dp_rpc_port);
-		push_num(argv, "--data-parallel-size", p->dp_size);
+		push_num(w, "--data-parallel-rank", p->dp_rank);
+		push_str(w, "--data-parallel-address", arena_strdup(&w->strings, leader_ip));
+		push_num(w, "--data-parallel-rpc-port", recipe_rpc ? rpc : p->dp_rpc_port);
+		push_num(w, "--data-parallel-size", p->dp_size);
 		break;
 	case TOPO_PER_NODE:
-		push_num(argv, "--data-parallel-size-local", p->dp_size_local);
-		push_num(argv, "--data-parallel-start-rank", p->dp_start_rank);
-		push_str(argv, "--data-parallel-address", leader_ip);
-		push_num(argv, "--data-parallel-rpc-port", p->dp_rpc_port);
-		strv_push(argv, "--data-parallel-hybrid-lb");
-		push_num(argv, "--data-parallel-size", p->dp_size);
+		push_num(w, "--data-parallel-size-local", p->dp_size_local);
+		push_num(w, "--data-parallel-start-rank", p->dp_start_rank);
+		push_str(w, "--data-parallel-address", arena_strdup(&w->strings, leader_ip));
+		push_num(w, "--data-parallel-rpc-port", p->dp_rpc_port);
+		push(w, "--data-parallel-hybrid-lb");
+		push_num(w, "--data-parallel-size", p->dp_size);
 		break;
 	case TOPO_SPANNING:
 	case TOPO_STANDARD:
 		if (p->nnodes > 1) {
-			push_str(argv, "--master-addr", leader_ip);
-			push_num(argv, "--nnodes", p->nnodes);
-			push_num(argv, "--node-rank", p->node_rank);
+			push_str(w, "--master-addr", arena_strdup(&w->strings, leader_ip));
+			push_num(w, "--nnodes", p->nnodes);
+			push_num(w, "--node-rank", p->node_rank);
 		}
 		if (p->kind == TOPO_SPANNING) {
-			push_str(argv, "--data-parallel-address", leader_ip);
-			push_num(argv, "--data-parallel-rpc-port", rpc);
-			push_num(argv, "--data-parallel-size", p->dp_size);
+			push_str(w, "--data-parallel-address", arena_strdup(&w->strings, leader_ip));
+			push_num(w, "--data-parallel-rpc-port", rpc);
+			push_num(w, "--data-parallel-size", p->dp_size);
 		}
 		if (p->node_rank > 0)
-			strv_push(argv, "--headless");
+			push(w, "--headless");
 		break;
 	}
-	free(recipe_rpc);
 }
 
 static void
-sglang_flags(const struct cfg *c, const struct topo_process *p, const char *leader_ip, struct strv *argv)
+sglang_flags(const struct cfg *c, const struct topo_process *p, const char *leader_ip, struct worker_cmd *w)
 {
 	/* A deterministic NCCL port: SGLang's own free-port probe races between workers on a node. */
-	free(drop_flag(argv, "--nccl-port", 1));
-	push_num(argv, "--nccl-port", SGLANG_NCCL_BASE + (p->sys_port - c->workers.ports.sys_base));
+	drop_flag(&w->argv, "--nccl-port", 1);
+	push_num(w, "--nccl-port", SGLANG_NCCL_BASE + (p->sys_port - c->workers.ports.sys_base));
 	if (p->nnodes > 1) {
-		free(drop_flag(argv, "--dist-init-addr", 1));
-		free(drop_flag(argv, "--nnodes", 1));
-		free(drop_flag(argv, "--node-rank", 1));
-		strv_push(argv, "--dist-init-addr");
-		strv_pushf(argv, "%s:%d", leader_ip, SGLANG_DIST_INIT_PORT);
-		push_num(argv, "--nnodes", p->nnodes);
-		push_num(argv, "--node-rank", p->node_rank);
+		drop_flag(&w->argv, "--dist-init-addr", 1);
+		drop_flag(&w->argv, "--nnodes", 1);
+		drop_flag(&w->argv, "--node-rank", 1);
+		push(w, "--dist-init-addr");
+		w->scratch.len = 0;
+		buf_puts(&w->scratch, leader_ip);
+		buf_add(&w->scratch, ":", 1);
+		buf_long(&w->scratch, SGLANG_DIST_INIT_PORT);
+		strv_take(&w->argv, arena_strndup(&w->strings, w->scratch.p, w->scratch.len));
+		push_num(w, "--nnodes", p->nnodes);
+		push_num(w, "--node-rank", p->node_rank);
 	}
 }
 
@@ -229,39 +241,66 @@ workercmd_find_parallel(const char *flavor, char *const *argv, int pp, long *val
 /* The group's tensor and pipeline parallel sizes above 1 (both engines default to 1), in the
  * flavor's own flag, unless the command carries them (-n has checked that it carries the same). */
 static void
-parallel_flags(const char *flavor, const struct worker_group *g, struct strv *argv)
+parallel_flags(const char *flavor, const struct worker_group *g, struct worker_cmd *w)
 {
 	for (int pp = 0; pp < 2; pp++) {
 		const char *const *sp = parallel_spellings(flavor, pp);
 		char spelling[64];
 		long v;
 		if (sp != NULL && (pp ? g->pp : g->tp) > 1 &&
-		    !workercmd_find_parallel(flavor, argv->v, pp, &v, spelling, sizeof spelling))
-			push_num(argv, sp[0], pp ? g->pp : g->tp);
+		    !workercmd_find_parallel(flavor, w->argv.v, pp, &v, spelling, sizeof spelling))
+			push_num(w, sp[0], pp ? g->pp : g->tp);
 	}
 }
 
 /* "role_wN_rK", or with a directory "dir/node_role_wN_rK.log" (8,192 of each for --plan=all). */
 static char *
-worker_name(const char *dir, const char *node, const char *role, int index, const char *rank)
+worker_name(struct worker_cmd *w, const char *dir, const char *node, const char *role, int index,
+    const char *rank)
 {
-	struct buf b = { 0 };
+	struct buf *b = &w->scratch;
+	b->len = 0;
 	if (dir != NULL) {
-		buf_puts(&b, dir);
-		buf_add(&b, "/", 1);
-		buf_puts(&b, node);
-		buf_add(&b, "_", 1);
+		buf_puts(b, dir);
+		buf_add(b, "/", 1);
+		buf_puts(b, node);
+		buf_add(b, "_", 1);
 	}
-	buf_puts(&b, role);
-	buf_add(&b, "_w", 2);
-	buf_long(&b, index);
-	buf_puts(&b, rank);
+	buf_puts(b, role);
+	buf_add(b, "_w", 2);
+	buf_long(b, index);
+	buf_puts(b, rank);
 	if (dir != NULL)
-		buf_add(&b, ".log", 4);
-	return buf_take(&b, NULL);
+		buf_add(b, ".log", 4);
+	return arena_strndup(&w->strings, b->p, b->len);
 }
 
-/* Into w, whose name and log are NULL and whose lists are empty. */
+/* The environment, later entries winning: a key already there keeps its place. The value is w's,
+ * the key a literal or copied. */
+static void
+env_put(struct worker_cmd *w, const char *key, int literal, char *value)
+{
+	struct kv *e = kvlist_slot(&w->env, key);
+	if (e->key == NULL)
+		e->key = literal ? (char *)key : arena_strdup(&w->strings, key);
+	e->value = value;
+}
+
+static void
+env_set(struct worker_cmd *w, const char *literal, const char *value)
+{
+	env_put(w, literal, 1, arena_strdup(&w->strings, value));
+}
+
+static void
+env_num(struct worker_cmd *w, const char *key, long value)
+{
+	char t[LONG_STR_MAX];
+	size_t len = long_str(value, t);
+	env_put(w, key, 1, arena_strndup(&w->strings, t, len));
+}
+
+/* Into w, whose lists are empty. */
 static void
 build(const struct cfg *c, const struct topology *t, size_t i, const struct strv *nodes,
     char *const *node_ips, const struct kvlist *mooncake, struct worker_cmd *w)
@@ -279,8 +318,8 @@ build(const struct cfg *c, const struct topology *t, size_t i, const struct strv
 		memcpy(rank, "_r", 2);
 		long_str(p->node_rank, rank + 2);
 	}
-	w->name = worker_name(NULL, NULL, p->role, p->worker_index, rank);
-	w->log = worker_name(c->job.log_dir, node, p->role, p->worker_index, rank);
+	w->name = worker_name(w, NULL, NULL, p->role, p->worker_index, rank);
+	w->log = worker_name(w, c->job.log_dir, node, p->role, p->worker_index, rank);
 	join_gpus(p, w->cvd, sizeof w->cvd);
 
 	FILL_S(f, n, "node", node);
@@ -307,41 +346,33 @@ build(const struct cfg *c, const struct topology *t, size_t i, const struct strv
 	FILL_S(f, n, "job_id", c->job.id);
 
 	for (char **a = g->command; *a != NULL; a++)
-		strv_take(&w->argv, substitute(*a, f, n));
-	parallel_flags(c->workers.flavor, g, &w->argv);
+		strv_take(&w->argv, substitute(w, *a, f, n));
+	parallel_flags(c->workers.flavor, g, w);
 	if (vllm)
-		vllm_flags(c, p, leader_ip, &w->argv);
+		vllm_flags(c, p, leader_ip, w);
 	else if (strcmp(c->workers.flavor, "sglang") == 0)
-		sglang_flags(c, p, leader_ip, &w->argv);
+		sglang_flags(c, p, leader_ip, w);
 
 	/* Later entries win, in srtctl's order. */
-	char num[LONG_STR_MAX];
-	long_str(p->sys_port, num);
-	kvlist_set(&w->env, "DYN_SYSTEM_PORT", num);
-	for (size_t k = 0; k < g->env.n; k++) {
-		char *val = substitute(g->env.v[k].value, f, n);
-		kvlist_set(&w->env, g->env.v[k].key, val);
-		free(val);
-	}
+	env_num(w, "DYN_SYSTEM_PORT", p->sys_port);
+	for (size_t k = 0; k < g->env.n; k++)
+		env_put(w, g->env.v[k].key, 0, substitute(w, g->env.v[k].value, f, n));
 	if (p->ngpus < c->job.gpus_per_node && !(vllm && c->workers.device_ids))
-		kvlist_set(&w->env, "CUDA_VISIBLE_DEVICES", w->cvd);
+		env_set(w, "CUDA_VISIBLE_DEVICES", w->cvd);
 	else
 		w->cvd[0] = '\0';
 	if (vllm) {
-		long_str(p->kv_events_port, num);
-		kvlist_set(&w->env, "DYN_VLLM_KV_EVENT_PORT", num);
-		long_str(p->nixl_port, num);
-		kvlist_set(&w->env, "VLLM_NIXL_SIDE_CHANNEL_PORT", num);
-		kvlist_set(&w->env, "VLLM_NIXL_SIDE_CHANNEL_HOST", node_ips[p->node]);
+		env_num(w, "DYN_VLLM_KV_EVENT_PORT", p->kv_events_port);
+		env_num(w, "VLLM_NIXL_SIDE_CHANNEL_PORT", p->nixl_port);
+		env_set(w, "VLLM_NIXL_SIDE_CHANNEL_HOST", node_ips[p->node]);
 		/* Concurrent TP ranks of a multi-node endpoint race for it: left unset there. */
 		if (p->nnodes <= 1) {
 			long off = p->sys_port - c->workers.ports.sys_base;
-			long_str(VLLM_PORT_BASE + VLLM_PORT_STRIDE * (off > 0 ? off : 0), num);
-			kvlist_set(&w->env, "VLLM_PORT", num);
+			env_num(w, "VLLM_PORT", VLLM_PORT_BASE + VLLM_PORT_STRIDE * (off > 0 ? off : 0));
 		}
 	}
 	for (size_t k = 0; mooncake != NULL && k < mooncake->n; k++)
-		kvlist_set(&w->env, mooncake->v[k].key, mooncake->v[k].value);
+		env_put(w, mooncake->v[k].key, 0, arena_strdup(&w->strings, mooncake->v[k].value));
 }
 
 void
@@ -356,20 +387,20 @@ void
 workercmd_rebuild(const struct cfg *c, const struct topology *t, size_t i, const struct strv *nodes,
     char *const *node_ips, const struct kvlist *mooncake, struct worker_cmd *w)
 {
-	free(w->name);
-	free(w->log);
-	w->name = w->log = NULL;
-	strv_empty(&w->argv);
-	kvlist_empty(&w->env);
+	arena_reset(&w->strings);
+	w->argv.n = 0;
+	if (w->argv.v != NULL)
+		w->argv.v[0] = NULL;
+	w->env.n = 0;
 	build(c, t, i, nodes, node_ips, mooncake, w);
 }
 
 void
 workercmd_free(struct worker_cmd *w)
 {
-	free(w->name);
-	free(w->log);
-	strv_free(&w->argv);
-	kvlist_clear(&w->env);
+	arena_free(&w->strings);
+	buf_free(&w->scratch);
+	free(w->argv.v);	/* the strings were the arena's */
+	free(w->env.v);
 	memset(w, 0, sizeof *w);
 }

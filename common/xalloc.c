@@ -105,20 +105,11 @@ strv_pushf(struct strv *sv, const char *fmt, ...)
 void
 strv_free(struct strv *sv)
 {
-	strv_empty(sv);
-	free(sv->v);
-	sv->v = NULL;
-	sv->cap = 0;
-}
-
-void
-strv_empty(struct strv *sv)
-{
 	for (size_t i = 0; i < sv->n; i++)
 		free(sv->v[i]);
-	sv->n = 0;
-	if (sv->v != NULL)
-		sv->v[0] = NULL;
+	free(sv->v);
+	sv->v = NULL;
+	sv->n = sv->cap = 0;
 }
 
 char **

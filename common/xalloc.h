@@ -22,7 +22,6 @@ void	 strv_push(struct strv *, const char *);
 void	 strv_pushf(struct strv *, const char *, ...) __attribute__((format(printf, 2, 3)));
 void	 strv_take(struct strv *, char *);
 void	 strv_free(struct strv *);
-void	 strv_empty(struct strv *);	/* free the strings, keep the room for more */
 char	**strv_dup(char *const *);
 void	 strv_freev(char **);
 #endif
