@@ -67,49 +67,99 @@ void
 buf_json_string(struct buf *b, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
-	size_t n = strlen(s), i = 0, run = 0;
-	buf_room(b, n + 2);
-	buf_add(b, "\"", 1);
-	for (;;) {
+	size_t n = strlen(s), i = 0;
+	char *d;
+	buf_room(b, n + 2);	/* the string as it is, quoted: more only once a byte needs escaping */
+	d = b->p + b->len;
+	*d++ = '"';
+	while (i < n) {
 		uint64_t w;
-		while (i + 8 <= n && (memcpy(&w, s + i, 8), word_escaped(w) == 0))
-			i += 8;
-		while (i < n && !json_escaped[(unsigned char)s[i]])
-			i++;
-		if (i >= n)
-			break;
-		unsigned char c = (unsigned char)s[i];
-		buf_add(b, s + run, i - run);
-		if (c == '"' || c == '\\') {
-			char e[2] = { '\\', (char)c };
-			buf_add(b, e, 2);
-		} else if (c == '\n')
-			buf_add(b, "\\n", 2);
-		else if (c == '\t')
-			buf_add(b, "\\t", 2);
-		else {
-			char e[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
-			buf_add(b, e, 6);
+		unsigned char c;
+		if (i + 8 <= n) {
+			memcpy(&w, s + i, 8);
+			if (word_escaped(w) == 0) {
+				memcpy(d, &w, 8);
+				d += 8;
+				i += 8;
+				continue;
+			}
+		} else if (n >= 8) {
+			/* The last word of the string, over bytes already written: clean, it covers the tail
+			 * and where those bytes went (nothing escaped among them). */
+			memcpy(&w, s + n - 8, 8);
+			if (word_escaped(w) == 0) {
+				memcpy(d - (i - (n - 8)), &w, 8);
+				d += n - i;
+				break;
+			}
+		} else if (i == 0 && n >= 4) {
+			/* Four to seven bytes: the first four and the last four, which overlap. */
+			uint32_t lo, hi;
+			memcpy(&lo, s, 4);
+			memcpy(&hi, s + n - 4, 4);
+			if (word_escaped(lo | (uint64_t)hi << 32) == 0) {
+				memcpy(d, &lo, 4);
+				memcpy(d + n - 4, &hi, 4);
+				d += n;
+				break;
+			}
 		}
-		run = ++i;
+		c = (unsigned char)s[i++];
+		if (!json_escaped[c]) {
+			*d++ = (char)c;
+			continue;
+		}
+		b->len = (size_t)(d - b->p);
+		buf_room(b, 6 + (n - i) + 1);	/* this escape, the rest as it is, the closing quote */
+		d = b->p + b->len;
+		*d++ = '\\';
+		if (c == '"' || c == '\\')
+			*d++ = (char)c;
+		else if (c == '\n')
+			*d++ = 'n';
+		else if (c == '\t')
+			*d++ = 't';
+		else {
+			memcpy(d, "u00", 3);
+			d[3] = hex[c >> 4];
+			d[4] = hex[c & 15];
+			d += 5;
+		}
 	}
-	buf_add(b, s + run, n - run);
-	buf_add(b, "\"", 1);
+	*d++ = '"';
+	*d = '\0';
+	b->len = (size_t)(d - b->p);
 }
+
+/* Two decimal digits at a time (ports, ranks and sizes have four or five). */
+static const char digit_pairs[201] =
+	"0001020304050607080910111213141516171819"
+	"2021222324252627282930313233343536373839"
+	"4041424344454647484950515253545556575859"
+	"6061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
 
 size_t
 long_str(long v, char out[LONG_STR_MAX])
 {
 	unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v, t = u;
-	size_t n = v < 0, len;
-	do	/* the digits counted first: written in place, with no copy */
-		n++;
-	while ((t /= 10) != 0);
+	size_t n = 1 + (v < 0), len;
+	while (t >= 10000) {	/* the digits counted first: written in place, with no copy */
+		t /= 10000;
+		n += 4;
+	}
+	n += (t >= 10) + (t >= 100) + (t >= 1000);
 	len = n;
 	out[n] = '\0';
-	do
-		out[--n] = (char)('0' + u % 10);
-	while ((u /= 10) != 0);
+	while (u >= 100) {
+		n -= 2;
+		memcpy(out + n, digit_pairs + 2 * (u % 100), 2);
+		u /= 100;
+	}
+	if (u >= 10)
+		memcpy(out + n - 2, digit_pairs + 2 * u, 2);
+	else
+		out[n - 1] = (char)('0' + u);
 	if (v < 0)
 		out[0] = '-';
 	return len;

@@ -18,6 +18,9 @@
 #include "workerenv.h"
 #include "xalloc.h"
 
+/* --plan=all writes out what it has at this size: the buffer stays in the cache, its pages few. */
+#define PLAN_FLUSH	(64 * 1024)
+
 /* A member's name: key() for the names written here (nothing to escape), data_key() for names
  * that come from the configuration. key() and the fields that call it are inlined, so that the
  * length of each literal name is known at compile time. */
@@ -311,7 +314,7 @@ plan_print(const struct cfg *cfg, int all, FILE *f)
 		for (size_t i = 0; i < cfg->job.nodes.n; i++) {
 			node_plan(&b, cfg, &t, &ix, i, &ad, &rf);
 			buf_puts(&b, i + 1 < cfg->job.nodes.n ? ",\n" : "\n");
-			if (b.len > 1 << 20 || i + 1 == cfg->job.nodes.n) {
+			if (b.len > PLAN_FLUSH || i + 1 == cfg->job.nodes.n) {
 				fwrite(b.p, 1, b.len, f);
 				b.len = 0;
 			}

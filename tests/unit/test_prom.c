@@ -103,27 +103,55 @@ json_string_reference(struct buf *b, const char *s)
 	buf_add(b, "\"", 1);
 }
 
-/* Every byte value at every offset of strings of 1 to 24 bytes, and two of them together. */
+/* Appended after what a buffer holds already, with only as much room as that took: an escape
+ * has to make more on the way (the sanitizers see a write past it). */
+static void
+json_string_check(const char *s, const char *what)
+{
+	struct buf got = { 0 }, want = { 0 };
+	buf_add(&got, "[", 1);
+	buf_add(&want, "[", 1);
+	buf_json_string(&got, s);
+	json_string_reference(&want, s);
+	if (strcmp(got.p, want.p) != 0)
+		ck_abort_msg("%s: %s, not %s", what, got.p, want.p);
+	buf_free(&got);
+	buf_free(&want);
+}
+
+/* Every byte value at every offset of strings of 1 to 24 bytes, two of them together, and strings
+ * of nothing but bytes to escape. */
 START_TEST(test_json_string_every_byte)
 {
-	char s[32];
-	for (size_t len = 1; len <= 24; len++)
+	char s[32], what[64];
+	for (size_t len = 1; len <= 24; len++) {
 		for (size_t at = 0; at < len; at++)
 			for (int c = 1; c < 256; c++) {
-				struct buf got = { 0 }, want = { 0 };
 				memset(s, 'a', len);
 				s[len] = '\0';
 				s[at] = (char)c;
 				s[len - 1 - at] = (char)(c == 255 ? 1 : c + 1);
-				buf_json_string(&got, s);
-				json_string_reference(&want, s);
-				if (strcmp(got.p, want.p) != 0)
-					ck_abort_msg("byte 0x%02x at %zu of %zu: %s, not %s", c, at, len, got.p, want.p);
-				buf_free(&got);
-				buf_free(&want);
+				snprintf(what, sizeof what, "byte 0x%02x at %zu of %zu", c, at, len);
+				json_string_check(s, what);
 			}
+		for (int c = 1; c < 0x20; c++) {
+			memset(s, c, len);
+			s[len] = '\0';
+			snprintf(what, sizeof what, "%zu bytes 0x%02x", len, c);
+			json_string_check(s, what);
+		}
+	}
 }
 END_TEST
+
+static void
+long_str_check(long x)
+{
+	char got[LONG_STR_MAX], want[LONG_STR_MAX];
+	snprintf(want, sizeof want, "%ld", x);
+	if (long_str(x, got) != strlen(want) || strcmp(got, want) != 0)
+		ck_abort_msg("%ld written as %s", x, got);
+}
 
 START_TEST(test_long_str)
 {
@@ -138,6 +166,14 @@ START_TEST(test_long_str)
 		ck_assert_str_eq(b.p, want);
 		buf_free(&b);
 	}
+	/* Every number up to 200,000 and either side of each power of ten, both signs. */
+	for (long x = 0; x <= 200000; x++)
+		long_str_check(x);
+	for (long p = 1; p <= LONG_MAX / 10; p *= 10)
+		for (long d = -1; d <= 1; d++) {
+			long_str_check(p * 10 + d);
+			long_str_check(-(p * 10 + d));
+		}
 }
 END_TEST
 
