@@ -36,6 +36,10 @@
 
 #define ADMIN_MEMORY_LIMIT	8192	/* request line and headers */
 #define ADMIN_IDLE_TIMEOUT_S	10
+/* admin.busy_poll_us polls only while at most this many admin connections are open: with more
+ * (clients in parallel) the loop seldom sleeps anyway, and polling would take the CPU from them and
+ * from the master. */
+#define ADMIN_BUSY_POLL_CONNECTIONS	2
 #define PROXY_POOL		64		/* connections to the master's admin port */
 #define PROXY_MAX_BODY		(16 * 1024 * 1024)
 
@@ -896,8 +900,12 @@ admin_run(struct admin *a)
 {
 	MHD_UNSIGNED_LONG_LONG ms;
 	int more = 0, turns = 0;
-	if (a->sc->cfg.admin.busy_poll_us > 0)
-		a->sc->busy_until = mono_now() + (double)a->sc->cfg.admin.busy_poll_us / 1e6;
+	if (a->sc->cfg.admin.busy_poll_us > 0) {
+		const union MHD_DaemonInfo *info = MHD_get_daemon_info(a->mhd,
+		    MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+		if (info != NULL && info->num_connections <= ADMIN_BUSY_POLL_CONNECTIONS)
+			a->sc->busy_until = mono_now() + (double)a->sc->cfg.admin.busy_poll_us / 1e6;
+	}
 	do
 		MHD_run(a->mhd);
 	while ((more = MHD_get_timeout(a->mhd, &ms) == MHD_YES) && ms == 0 && ++turns < 4);

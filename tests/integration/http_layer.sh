@@ -184,4 +184,29 @@ kill -TERM "$SC_PID"
 wait "$SC_PID"; RC=$?
 [ "$RC" = 0 ] || fail "busy_poll_us: exit $RC after SIGTERM"
 pass "admin.busy_poll_us 2000: 50 proxied answers, $((C1 - C0)) CPU ticks over the next quiet second (of $(getconf CLK_TCK)), exit 0 on SIGTERM"
+
+# It polls only while at most two admin connections are open: a client asking every 10 ms for 1 s
+# keeps a busy_poll_us 10000 loop polling all along, and with two more connections open (clients
+# in parallel) the loop sleeps between the requests instead.
+up bq '"liveness_interval_ms": 60000' '"admin": { "listen": "127.0.0.1:@SIDE@", "busy_poll_us": 10000 }'
+for i in $(seq 100); do printf 'url = "http://127.0.0.1:%s/livez"\noutput = "/dev/null"\n' "$SIDE"; done >"$T/bq.curl"
+# paced: the sidecar's CPU ticks over the 100 requests, in TICKS
+paced() {
+	local c0 n
+	c0=$(ticks)
+	n=$(curl -s --rate 100/s -K "$T/bq.curl" -w '%{http_code}\n' | grep -c '^200$')
+	[ "$n" = 100 ] || fail "busy_poll_us 10000: $n of 100 paced requests answered"
+	TICKS=$(( $(ticks) - c0 ))
+}
+paced
+ONE=$TICKS
+exec 7<>"/dev/tcp/127.0.0.1/$SIDE" 8<>"/dev/tcp/127.0.0.1/$SIDE"
+paced
+THREE=$TICKS
+exec 7>&- 8>&-
+HZ=$(getconf CLK_TCK)
+[ "$ONE" -gt $((HZ / 2)) ] || fail "busy_poll_us 10000, one client every 10 ms: $ONE ticks of CPU over 1 s (no polling?)"
+[ "$THREE" -lt $((HZ / 4)) ] || fail "busy_poll_us 10000 with 3 connections open: $THREE ticks of CPU over 1 s (it polled)"
+kill_quiet "$SC_PID"
+pass "admin.busy_poll_us 10000, 100 requests 10 ms apart: $ONE CPU ticks (of $HZ) with one connection open, $THREE with three"
 finish
