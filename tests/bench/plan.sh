@@ -1,7 +1,8 @@
 #!/bin/bash
 # --plan=all for 1,024 nodes x 8 GPUs: per_gpu (8,192 processes) and per_node (1,024 processes).
-# Prints wall time (median of 11) and peak RSS for each, and with BASE (another build) its wall time
-# from the same run and its instruction count. srtctl, for reference, computes the same
+# Prints wall time (median of 11, beside that of -n alone: start-up and the configuration check) and
+# peak RSS for each, and with BASE (another build) its wall time from the same run and its
+# instruction count. srtctl, for reference, computes the same
 # layout in Python at job start and resolves every node's IP with one srun per node.
 # Usage: tests/bench/plan.sh [BASE]
 set -uo pipefail
@@ -29,24 +30,27 @@ JSON
 	# stderr: the layout warns that no command uses a Mooncake connector, as it should
 	/usr/bin/time -f '%M' -o "$T/rss" "$SIDECAR" -c "$T/$mode.json" --plan=all >"$T/out.json" 2>"$T/err" ||
 	    { cat "$T/err"; exit 1; }
-	# BASE runs alternate with the sidecar's, so that a change in the machine's speed shows in both
+	# BASE runs alternate with the sidecar's, so that a change in the machine's speed shows in both;
+	# so do runs of -n alone (start-up and the configuration check, no plan)
 	for i in $(seq 11); do
-		for who in sidecar base; do
-			bin=$SIDECAR
+		for who in sidecar check base; do
+			bin=$SIDECAR what=--plan=all
+			[ "$who" = check ] && what=-n
 			if [ "$who" = base ]; then
 				[ -n "$BASE" ] || continue
 				bin=$BASE
 			fi
 			S=${EPOCHREALTIME/./}
-			"$bin" -c "$T/$mode.json" --plan=all >"$T/$who.json" 2>/dev/null || exit 1
+			"$bin" -c "$T/$mode.json" "$what" >"$T/$who.json" 2>/dev/null || exit 1
 			E=${EPOCHREALTIME/./}
 			echo "$(( (E - S) / 1000 )).$(( (E - S) % 1000 / 100 ))" >>"$T/$mode.$who.times"
 		done
 	done
 	procs=$(grep -o '"worker_index"' "$T/sidecar.json" | wc -l)
 	median() { sort -n "$1" | awk '{t[NR]=$1} END {printf "%.1f ms", t[int((NR+1)/2)]}'; }
-	printf -- '--plan=all %-8s %5d processes: %s (median of 11), peak RSS %.1f MiB' "$mode" "$procs" \
-	    "$(median "$T/$mode.sidecar.times")" "$(awk '{print $1 / 1024}' "$T/rss")"
+	printf -- '--plan=all %-8s %5d processes: %s (median of 11; -n alone %s), peak RSS %.1f MiB' "$mode" \
+	    "$procs" "$(median "$T/$mode.sidecar.times")" "$(median "$T/$mode.check.times")" \
+	    "$(awk '{print $1 / 1024}' "$T/rss")"
 	[ -n "$BASE" ] && printf ', BASE %s' "$(median "$T/$mode.base.times")"
 	echo
 	if command -v valgrind >/dev/null; then
