@@ -223,20 +223,22 @@ become_user(const struct cfg *c)
 	    c->job.user, (long)pw->pw_uid, (long)pw->pw_gid);
 }
 
+/* Load and check the configuration. On success t holds the workers' layout, built once here for
+ * the plan or the workers to take over. */
 static int
-check_config(const char *path, const struct cfg_overrides *ov, struct sidecar *s, int quiet)
+check_config(const char *path, const struct cfg_overrides *ov, struct sidecar *s, int quiet,
+    struct topology *t)
 {
 	struct strv errs = { 0 };
 	struct cfg *cfg = &s->cfg;
 	int rc = cfg_load_file(path, ov, cfg, &errs);
-	struct topology t;
 	char err[512];
+	memset(t, 0, sizeof *t);
 	/* The workers must fit the allocation: srtctl's layout rules and its messages. */
-	if (rc == 0 && topology_build(cfg, &cfg->job.nodes, cfg->job.gpus_per_node, &t, err, sizeof err) != 0) {
+	if (rc == 0 && topology_build(cfg, &cfg->job.nodes, cfg->job.gpus_per_node, t, err, sizeof err) != 0) {
 		strv_pushf(&errs, "workers: %s", err);
 		rc = -1;
-	} else if (rc == 0)
-		topology_free(&t);
+	}
 	if (rc == 0) {
 		struct strv warns = { 0 };
 		check_names(s, &errs);
@@ -257,6 +259,8 @@ check_config(const char *path, const struct cfg_overrides *ov, struct sidecar *s
 	else if (!quiet)
 		printf("configuration OK\n");
 	strv_free(&errs);
+	if (rc != 0)
+		topology_free(t);
 	return rc;
 }
 
@@ -284,6 +288,7 @@ main(int argc, char **argv)
 	int opt, check = 0, plan = 0, verbose = 0, status = 0;
 	int sigs[NSIG], nsigs = 0;
 	struct event *sigev[NSIG];
+	struct topology topo;	/* built by check_config, handed to the plan or the workers */
 	char err[512];
 	int exit_code = 0;
 
@@ -322,14 +327,15 @@ main(int argc, char **argv)
 	log_init(verbose);
 	if (status)
 		return status_main(status_url ? status_url : "http://127.0.0.1:9103", token_file, cacert);
-	if (check_config(path, &ov, &sc, !check) != 0) {
+	if (check_config(path, &ov, &sc, !check, &topo) != 0) {
 		tls_pem_free(&sc.tls);
 		tls_client_cred_free(sc.peer_cred);
 		cfg_free(&sc.cfg);
 		return EX_CONFIG;
 	}
 	if (check || plan) {
-		int rc = plan ? plan_print(&sc.cfg, plan == 2, stdout) : 0;
+		int rc = plan ? plan_print(&sc.cfg, &topo, plan == 2, stdout) : 0;
+		topology_free(&topo);
 		tls_pem_free(&sc.tls);
 		tls_client_cred_free(sc.peer_cred);
 		cfg_free(&sc.cfg);
@@ -374,7 +380,7 @@ main(int argc, char **argv)
 		    "use the unit (DynamicUser=yes), set job.user, or start it as an unprivileged user");
 	/* Addresses first: a job whose workers could not reach each other starts nothing. */
 	node_address(&sc);
-	if ((sc.workers = workers_new(&sc, err, sizeof err)) == NULL)
+	if ((sc.workers = workers_new(&sc, &topo, err, sizeof err)) == NULL)
 		fatalx(EX_CONFIG, "workers: %s", err);
 	if ((sc.admin = admin_new(&sc, err, sizeof err)) == NULL)
 		fatalx(EX_UNAVAILABLE, "admin: %s", err);

@@ -281,29 +281,23 @@ node_plan(struct buf *b, const struct cfg *cfg, const struct topology *t, const 
 }
 
 int
-plan_print(const struct cfg *cfg, int all, FILE *f)
+plan_print(const struct cfg *cfg, const struct topology *t, int all, FILE *f)
 {
-	struct topology t;
 	struct node_index ix;
 	struct buf b = { 0 };
-	char err[512];
 	struct addresses ad;
 	struct run_files rf = { xasprintf("%s/mooncake.env", cfg->job.run_dir),
 		xasprintf("%s/mooncake_store_config.json", cfg->job.run_dir),
 		xasprintf("%s/endpoints.json", cfg->job.run_dir) };
 	int this = -1, rc = 0;
 
-	if (topology_build(cfg, &cfg->job.nodes, cfg->job.gpus_per_node, &t, err, sizeof err) != 0) {
-		rc = EX_CONFIG;	/* check_config has reported it */
-		goto out;
-	}
 	ad.a = xcalloc(cfg->job.nodes.n + 1, sizeof *ad.a);
 	ad.ips = xcalloc(cfg->job.nodes.n + 1, sizeof *ad.ips);
 	ad.decided = xcalloc(cfg->job.nodes.n + 1, 1);
 	ad.all = all;
 	for (size_t i = 0; i < cfg->job.nodes.n; i++)
 		ad.ips[i] = cfg->job.nodes.v[i];
-	index_by_node(&t, cfg->job.nodes.n, &ix);
+	index_by_node(t, cfg->job.nodes.n, &ix);
 	for (size_t i = 0; i < cfg->job.nodes.n; i++)
 		if (strcmp(cfg->job.nodes.v[i], cfg->job.node) == 0)
 			this = (int)i;
@@ -312,7 +306,7 @@ plan_print(const struct cfg *cfg, int all, FILE *f)
 		buf_json_string(&b, cfg->job.id);
 		buf_puts(&b, ",\"nodes\":[\n");
 		for (size_t i = 0; i < cfg->job.nodes.n; i++) {
-			node_plan(&b, cfg, &t, &ix, i, &ad, &rf);
+			node_plan(&b, cfg, t, &ix, i, &ad, &rf);
 			buf_puts(&b, i + 1 < cfg->job.nodes.n ? ",\n" : "\n");
 			if (b.len > PLAN_FLUSH || i + 1 == cfg->job.nodes.n) {
 				fwrite(b.p, 1, b.len, f);
@@ -325,7 +319,7 @@ plan_print(const struct cfg *cfg, int all, FILE *f)
 		rc = EX_CONFIG;
 	} else {
 		json_t *root = json_object(), *np;
-		node_plan(&b, cfg, &t, &ix, (size_t)this, &ad, &rf);
+		node_plan(&b, cfg, t, &ix, (size_t)this, &ad, &rf);
 		np = json_loadb(b.p, b.len, 0, NULL);
 		json_object_set_new(root, "job_id", json_string(cfg->job.id));
 		json_object_update(root, np);
@@ -335,7 +329,6 @@ plan_print(const struct cfg *cfg, int all, FILE *f)
 		json_decref(root);
 	}
 	buf_free(&b);
-	topology_free(&t);
 	free(ix.first);
 	free(ix.by_node);
 	free(ad.a);
@@ -343,7 +336,6 @@ plan_print(const struct cfg *cfg, int all, FILE *f)
 	free(ad.decided);
 	if (rc == 0 && fflush(f) != 0)
 		rc = EX_IOERR;
-out:
 	free(rf.env);
 	free(rf.store);
 	free(rf.endpoints);

@@ -791,16 +791,14 @@ health_init(struct workers *ws, struct worker *w)
 }
 
 struct workers *
-workers_new(struct sidecar *sc, char *err, size_t errlen)
+workers_new(struct sidecar *sc, struct topology *t, char *err, size_t errlen)
 {
 	struct workers *ws = xcalloc(1, sizeof *ws);
 	const struct cfg *c = &sc->cfg;
 	int me = hostlist_index(&c->job.nodes, c->job.node);
 	ws->sc = sc;
-	if (topology_build(c, &c->job.nodes, c->job.gpus_per_node, &ws->topo, err, errlen) != 0) {
-		free(ws);
-		return NULL;
-	}
+	ws->topo = *t;	/* taken over */
+	memset(t, 0, sizeof *t);
 	ws->ready = xcalloc(c->workers.ngroups + 1, sizeof *ws->ready);
 	if (me < 0 && ws->topo.nprocs > 0)
 		log_warn("workers: this node (%s) is not in job.nodes; it runs no workers", c->job.node);

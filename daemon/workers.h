@@ -8,10 +8,11 @@ struct sidecar;
 struct workers;
 struct topology;
 
-/* This node's share of the worker plan, with the addresses its processes bind and dial decided
- * (a leader's that only its sidecar knows is asked for). NULL with err filled when the layout
- * fails or, in a multi-node job, an address is not reachable from other nodes. */
-struct workers	*workers_new(struct sidecar *, char *, size_t);
+/* This node's share of the worker plan t (the layout of the checked configuration, taken over:
+ * t is empty afterwards), with the addresses its processes bind and dial decided (a leader's that
+ * only its sidecar knows is asked for). NULL with err filled when, in a multi-node job, an address
+ * is not reachable from other nodes. */
+struct workers	*workers_new(struct sidecar *, struct topology *, char *, size_t);
 void		 workers_free(struct workers *);
 /* After any state change: start once every leader's address is known and the endpoint files say
  * ready (or at once without wait_for_master); with on_master_restart "restart", restart on each new generation. */
