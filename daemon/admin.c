@@ -578,8 +578,9 @@ admin_changed(struct admin *a)
 	}
 }
 
-/* A request to pass on to the master: url with the query exactly as the client sent it, suspended
- * for the answer. NULL when it has been answered instead (a bad query, no master running). */
+/* A request to pass on to the master: url with the query exactly as the client sent it. NULL when
+ * it has been answered instead (a bad query, no master running). The caller sends it, then
+ * suspends r for the answer: the request leaves before libmicrohttpd's epoll_ctl of the suspend. */
 static char *
 upstream_path(struct request *r, const char *url, enum MHD_Result *ret)
 {
@@ -603,7 +604,6 @@ upstream_path(struct request *r, const char *url, enum MHD_Result *ret)
 	if (q.b.len > 0)
 		buf_add(&path, q.b.p, q.b.len);
 	buf_free(&q.b);
-	suspend(r);
 	*ret = MHD_YES;
 	return buf_take(&path, NULL);
 }
@@ -621,9 +621,11 @@ route(struct request *r, const char *url)
 		if (r->too_large)
 			return respond_error(r, MHD_HTTP_CONTENT_TOO_LARGE, "bodies of the master's mutating routes "
 			    "are accepted up to 1 MiB");
-		if ((path = upstream_path(r, url, &ret)) != NULL)
+		if ((path = upstream_path(r, url, &ret)) != NULL) {
 			r->up = httpc_request(a->proxy, r->write->method, path, MHD_lookup_connection_value(r->conn,
 			    MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE), r->body.p, r->body.len, 0, proxy_done, r);
+			suspend(r);
+		}
 		free(path);
 		return ret;
 	}
@@ -633,8 +635,10 @@ route(struct request *r, const char *url)
 		if (proxied[i] == NULL || strcmp(url, proxied[i]) != 0)
 			continue;
 		r->route = proxied[i];
-		if ((path = upstream_path(r, url, &ret)) != NULL)
+		if ((path = upstream_path(r, url, &ret)) != NULL) {
 			upstream_get(r, path, 0, proxy_done);
+			suspend(r);
+		}
 		free(path);
 		return ret;
 	}
@@ -716,8 +720,8 @@ route(struct request *r, const char *url)
 		if (!master_running(a) || !master_probe_stat(a->sc->master, PROBE_ADMIN)->ok)
 			return respond(r, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", r->own.p,
 			    r->own.len);
-		suspend(r);
 		upstream_get(r, "/metrics", a->sc->cfg.admin.metrics_timeout_ms, metrics_done);
+		suspend(r);
 		return MHD_YES;
 	}
 	r->route = "other";
