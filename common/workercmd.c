@@ -90,20 +90,20 @@ push(struct worker_cmd *w, const char *literal)
 	strv_take(&w->argv, (char *)literal);
 }
 
-/* A literal flag and a value of w's. */
+/* A literal flag and a copy of value. */
 static void
-push_str(struct worker_cmd *w, const char *flag, char *value)
+push_str(struct worker_cmd *w, const char *flag, const char *value)
 {
 	push(w, flag);
-	strv_take(&w->argv, value);
+	strv_take(&w->argv, arena_strdup(&w->strings, value));
 }
 
 static void
 push_num(struct worker_cmd *w, const char *flag, long value)
 {
 	char t[LONG_STR_MAX];
-	size_t len = long_str(value, t);
-	push_str(w, flag, arena_strndup(&w->strings, t, len));
+	long_str(value, t);
+	push_str(w, flag, t);
 }
 
 /* "0,1,2": a process's GPU indices, as CUDA_VISIBLE_DEVICES and --device-ids take them. */
@@ -139,19 +139,19 @@ vllm_flags(const struct cfg *c, const struct topo_process *p, const char *leader
 	if (c->workers.device_ids) {
 		char ids[256];
 		join_gpus(p, ids, sizeof ids);
-		push_str(w, "--device-ids", arena_strdup(&w->strings, ids));
+		push_str(w, "--device-ids", ids);
 	}
 	switch (p->kind) {
 	case TOPO_PER_GPU:
 		push_num(w, "--data-parallel-rank", p->dp_rank);
-		push_str(w, "--data-parallel-address", arena_strdup(&w->strings, leader_ip));
+		push_str(w, "--data-parallel-address", leader_ip);
 		push_num(w, "--data-parallel-rpc-port", recipe_rpc ? rpc : p->dp_rpc_port);
 		push_num(w, "--data-parallel-size", p->dp_size);
 		break;
 	case TOPO_PER_NODE:
 		push_num(w, "--data-parallel-size-local", p->dp_size_local);
 		push_num(w, "--data-parallel-start-rank", p->dp_start_rank);
-		push_str(w, "--data-parallel-address", arena_strdup(&w->strings, leader_ip));
+		push_str(w, "--data-parallel-address", leader_ip);
 		push_num(w, "--data-parallel-rpc-port", p->dp_rpc_port);
 		push(w, "--data-parallel-hybrid-lb");
 		push_num(w, "--data-parallel-size", p->dp_size);
@@ -159,12 +159,12 @@ vllm_flags(const struct cfg *c, const struct topo_process *p, const char *leader
 	case TOPO_SPANNING:
 	case TOPO_STANDARD:
 		if (p->nnodes > 1) {
-			push_str(w, "--master-addr", arena_strdup(&w->strings, leader_ip));
+			push_str(w, "--master-addr", leader_ip);
 			push_num(w, "--nnodes", p->nnodes);
 			push_num(w, "--node-rank", p->node_rank);
 		}
 		if (p->kind == TOPO_SPANNING) {
-			push_str(w, "--data-parallel-address", arena_strdup(&w->strings, leader_ip));
+			push_str(w, "--data-parallel-address", leader_ip);
 			push_num(w, "--data-parallel-rpc-port", rpc);
 			push_num(w, "--data-parallel-size", p->dp_size);
 		}
@@ -184,12 +184,11 @@ sglang_flags(const struct cfg *c, const struct topo_process *p, const char *lead
 		drop_flag(&w->argv, "--dist-init-addr", 1);
 		drop_flag(&w->argv, "--nnodes", 1);
 		drop_flag(&w->argv, "--node-rank", 1);
-		push(w, "--dist-init-addr");
 		w->scratch.len = 0;
 		buf_puts(&w->scratch, leader_ip);
 		buf_add(&w->scratch, ":", 1);
 		buf_long(&w->scratch, SGLANG_DIST_INIT_PORT);
-		strv_take(&w->argv, arena_strndup(&w->strings, w->scratch.p, w->scratch.len));
+		push_str(w, "--dist-init-addr", w->scratch.p);
 		push_num(w, "--nnodes", p->nnodes);
 		push_num(w, "--node-rank", p->node_rank);
 	}
@@ -293,11 +292,11 @@ env_set(struct worker_cmd *w, const char *literal, const char *value)
 }
 
 static void
-env_num(struct worker_cmd *w, const char *key, long value)
+env_num(struct worker_cmd *w, const char *literal, long value)
 {
 	char t[LONG_STR_MAX];
-	size_t len = long_str(value, t);
-	env_put(w, key, 1, arena_strndup(&w->strings, t, len));
+	long_str(value, t);
+	env_set(w, literal, t);
 }
 
 /* Into w, whose lists are empty. */
