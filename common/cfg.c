@@ -712,6 +712,7 @@ cfg_defaults(struct cfg *c)
 	c->admin.max_connections = 512;
 	c->admin.max_connections_per_ip = 64;
 	c->admin.max_waiters = 64;
+	c->admin.busy_poll_us = 100;
 	c->endpoints.flavor = xstrdup("vllm");
 	c->endpoints.store_config = json_object();
 	c->workers.flavor = xstrdup("vllm");

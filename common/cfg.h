@@ -83,7 +83,7 @@ struct cfg {
 		long		 max_connections;
 		long		 max_connections_per_ip;	/* 0: no limit */
 		long		 max_waiters;	/* /endpoints long-polls held at once */
-		long		 busy_poll_us;	/* poll the loop this long after admin traffic; 0: sleep */
+		long		 busy_poll_us;	/* poll the loop this long after a request back to back; 0: sleep */
 		int		 debug_routes;	/* proxy the master's routes that list keys, segments, ... */
 		int		 write_routes;	/* proxy its mutating routes (with admin.auth only) */
 		char		*bearer_token_file;	/* admin.auth: "" means no authentication */

@@ -99,6 +99,8 @@ struct admin {
 	long			 nwaiters;
 	struct flight		*flights;	/* upstream GETs in flight, shared by identical requests */
 	unsigned long		 coalesced;	/* requests answered by another's upstream GET */
+	double			 answered_at;	/* admin.busy_poll_us: when the last answer went out */
+	int			 hot;		/* the last request came within busy_poll_us of it */
 };
 
 /* One upstream GET and every request waiting for its answer: a request for the same path (and
@@ -787,8 +789,11 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 	const char *cl, *te;
 
 	if (r == NULL) {
+		struct admin *a = cls;
+		if (a->sc->cfg.admin.busy_poll_us > 0)
+			a->hot = mono_now() - a->answered_at <= (double)a->sc->cfg.admin.busy_poll_us / 1e6;
 		r = xcalloc(1, sizeof *r);
-		r->a = cls;
+		r->a = a;
 		r->conn = conn;
 		r->route = "other";
 		*con_cls = r;
@@ -861,6 +866,8 @@ completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_Reque
 	struct request *r = *con_cls;
 	if (r == NULL)
 		return;
+	if (r->a->sc->cfg.admin.busy_poll_us > 0)
+		r->a->answered_at = mono_now();
 	metrics_http(r->route, r->code);
 	basic_cancel(r->auth_req);
 	httpc_cancel(r->up);
@@ -898,21 +905,25 @@ mhd_log(void *cls, const char *fmt, va_list ap)
  * at once (a timeout of 0) until a read finds the socket empty: that is done here, a few times,
  * rather than with a turn of the loop each. The timer is only moved earlier: one that fires
  * before MHD's deadline runs it for nothing and is armed again, which costs less than re-arming
- * it on every request. */
+ * it on every request.
+ * With admin.busy_poll_us the loop then polls for that long, if the last request came within that
+ * time of the answer before it (polling would have met it: a client asking back to back) and at
+ * most ADMIN_BUSY_POLL_CONNECTIONS are open. So requests further apart never cost a poll, and
+ * a run of requests back to back costs one poll that meets nothing, after its last answer. */
 static void
 admin_run(struct admin *a)
 {
 	MHD_UNSIGNED_LONG_LONG ms;
 	int more = 0, turns = 0;
-	if (a->sc->cfg.admin.busy_poll_us > 0) {
+	do
+		MHD_run(a->mhd);
+	while ((more = MHD_get_timeout(a->mhd, &ms) == MHD_YES) && ms == 0 && ++turns < 4);
+	if (a->hot) {
 		const union MHD_DaemonInfo *info = MHD_get_daemon_info(a->mhd,
 		    MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
 		if (info != NULL && info->num_connections <= ADMIN_BUSY_POLL_CONNECTIONS)
 			a->sc->busy_until = mono_now() + (double)a->sc->cfg.admin.busy_poll_us / 1e6;
 	}
-	do
-		MHD_run(a->mhd);
-	while ((more = MHD_get_timeout(a->mhd, &ms) == MHD_YES) && ms == 0 && ++turns < 4);
 	if (!more) {
 		evtimer_del(a->timer);
 		return;

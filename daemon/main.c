@@ -400,8 +400,9 @@ main(int argc, char **argv)
 	}
 	sidecar_changed(&sc);
 
-	/* With admin.busy_poll_us, the loop polls without sleeping for that long after admin traffic:
-	 * in a VM an idle CPU is halted, and waking it again is most of a proxied request's latency. */
+	/* With admin.busy_poll_us, the loop polls without sleeping for that long after an answer to a
+	 * client asking back to back (see admin_run()): in a VM an idle CPU is halted, and waking it
+	 * again is most of a proxied request's latency. */
 	while (!event_base_got_exit(sc.base) && !event_base_got_break(sc.base))
 		if (event_base_loop(sc.base, sc.busy_until > mono_now() ? EVLOOP_NONBLOCK : EVLOOP_ONCE) != 0)
 			break;	/* no events left (1), or an error (-1), as event_base_dispatch */

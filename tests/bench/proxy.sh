@@ -4,8 +4,8 @@
 # keepalive) to the same stand-in. Prints requests/s, p50 and p99 for each, and the sidecar's
 # resident memory after the runs. With BASE (a mooncake-sidecar binary, e.g. a build of the previous
 # release), that binary runs beside it on its own stand-in, for a before/after in the same run. The
-# same build also runs with admin.busy_poll_us 100 (the loop polls instead of sleeping for 100 us
-# after admin traffic), on a stand-in of its own.
+# same build also runs with admin.busy_poll_us 0 (the loop sleeps at once after each answer, where
+# by default it polls for 100 us after a request back to back), on a stand-in of its own.
 # With MASTER=real every instance runs the real mooncake_master (MCS_REAL_MASTER, or what
 # scripts/real-master.sh builds or finds) instead of the stand-in.
 #   Usage: [ROUNDS=R] [MASTER=real] tests/bench/proxy.sh [D [BASE]]   (D default 10)
@@ -33,8 +33,8 @@ if [ -n "$BASE" ]; then
 	BASE_PID=$SC_PID
 	SIDECAR=$NEW
 fi
-# the same build with admin.busy_poll_us, on its own stand-in
-BUSY_US=100
+# the same build with admin.busy_poll_us 0, on its own stand-in
+BUSY_US=0
 MC_STANDIN_START_DELAY_MS=100 up bp "$MEXTRA" \
     '"admin": { "listen": "127.0.0.1:@SIDE@", "busy_poll_us": '"$BUSY_US"' }'
 BUSY_SIDE=$SIDE

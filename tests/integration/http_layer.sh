@@ -185,28 +185,33 @@ wait "$SC_PID"; RC=$?
 [ "$RC" = 0 ] || fail "busy_poll_us: exit $RC after SIGTERM"
 pass "admin.busy_poll_us 2000: 50 proxied answers, $((C1 - C0)) CPU ticks over the next quiet second (of $(getconf CLK_TCK)), exit 0 on SIGTERM"
 
-# It polls only while at most two admin connections are open: a client asking every 10 ms for 1 s
-# keeps a busy_poll_us 10000 loop polling all along, and with two more connections open (clients
-# in parallel) the loop sleeps between the requests instead.
+# It polls only while at most two admin connections are open, and only after a request that came
+# within busy_poll_us of the answer before it: a client asking every 5 ms for 0.5 s keeps a
+# busy_poll_us 10000 loop polling all along; with two more connections open (clients in parallel)
+# the loop sleeps between the requests instead, and so it does for a client asking every 20 ms,
+# whom polling 10 ms after each answer would never meet.
 up bq '"liveness_interval_ms": 60000' '"admin": { "listen": "127.0.0.1:@SIDE@", "busy_poll_us": 10000 }'
 for i in $(seq 100); do printf 'url = "http://127.0.0.1:%s/livez"\noutput = "/dev/null"\n' "$SIDE"; done >"$T/bq.curl"
-# paced: the sidecar's CPU ticks over the 100 requests, in TICKS
+# paced RATE N: the sidecar's CPU ticks over N requests at RATE per second, in TICKS
 paced() {
 	local c0 n
 	c0=$(ticks)
-	n=$(curl -s --rate 100/s -K "$T/bq.curl" -w '%{http_code}\n' | grep -c '^200$')
-	[ "$n" = 100 ] || fail "busy_poll_us 10000: $n of 100 paced requests answered"
+	n=$(head -n $(($2 * 2)) "$T/bq.curl" | curl -s --rate "$1/s" -K - -w '%{http_code}\n' | grep -c '^200$')
+	[ "$n" = "$2" ] || fail "busy_poll_us 10000: $n of $2 paced requests answered"
 	TICKS=$(( $(ticks) - c0 ))
 }
-paced
+paced 200 100
 ONE=$TICKS
+paced 50 50
+SPACED=$TICKS
 exec 7<>"/dev/tcp/127.0.0.1/$SIDE" 8<>"/dev/tcp/127.0.0.1/$SIDE"
-paced
+paced 200 100
 THREE=$TICKS
 exec 7>&- 8>&-
 HZ=$(getconf CLK_TCK)
-[ "$ONE" -gt $((HZ / 2)) ] || fail "busy_poll_us 10000, one client every 10 ms: $ONE ticks of CPU over 1 s (no polling?)"
-[ "$THREE" -lt $((HZ / 4)) ] || fail "busy_poll_us 10000 with 3 connections open: $THREE ticks of CPU over 1 s (it polled)"
+[ "$ONE" -gt $((HZ / 4)) ] || fail "busy_poll_us 10000, one client every 5 ms: $ONE ticks of CPU over 0.5 s (no polling?)"
+[ "$SPACED" -lt $((HZ / 8)) ] || fail "busy_poll_us 10000, one client every 20 ms: $SPACED ticks of CPU over 1 s (it polled)"
+[ "$THREE" -lt $((HZ / 8)) ] || fail "busy_poll_us 10000 with 3 connections open: $THREE ticks of CPU over 0.5 s (it polled)"
 kill_quiet "$SC_PID"
-pass "admin.busy_poll_us 10000, 100 requests 10 ms apart: $ONE CPU ticks (of $HZ) with one connection open, $THREE with three"
+pass "admin.busy_poll_us 10000: $ONE CPU ticks (of $HZ a second) over 100 requests 5 ms apart on one connection, $THREE with three open, $SPACED over 50 requests 20 ms apart"
 finish
