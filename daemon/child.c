@@ -486,6 +486,11 @@ child_spawn(struct child *c)
 	sigprocmask(SIG_SETMASK, &all, &old);
 	pid = spawn(c, pfd[1], parent);
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	/* The new process runs where the sidecar ran, and its exec woke the sidecar, which the kernel
+	 * then runs first: its own follow-up (the pid file, log lines, STATUS=, the first probe round)
+	 * would delay the dynamic linking of a master everything waits for by about 0.15 ms here. */
+	if (c->yield && pid > 0)
+		sched_yield();
 	metrics_observe(OP_SPAWN, pid < 0 ? ST_ERROR : ST_OK, mono_now() - now);
 	close(pfd[1]);
 	if (pid < 0) {

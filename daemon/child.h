@@ -41,6 +41,7 @@ struct child {
 	int			 restart_after_stop;
 	int			 shutting_down;
 	int			 managed;	/* a gang member: its gang decides each restart */
+	int			 yield;		/* give the CPU to the new process right after its start */
 	int			 gang_restart;	/* the gang restarts it once it has exited */
 	long			 gang_delay_ms;	/* after this long */
 	unsigned		 restarts;	/* spawns after the first */

@@ -484,6 +484,7 @@ master_new(struct event_base *base, const struct cfg *cfg, const struct httpc_ta
 	child_init(&m->child, base, "mooncake_master", master_argv(cfg),
 	    cfg->master.env.n ? child_env(env, 1) : NULL, log_path, pid_path, &cfg->master.restart,
 	    cfg->master.stop_timeout_ms, &master_ops, m);
+	m->child.yield = 1;
 	free(log_path);
 	free(pid_path);
 	return m;
