@@ -170,8 +170,9 @@ grep -q "^mooncake_sidecar_proxy_coalesced_total $((20 - N))$" "$T/co.txt" ||
 [ "$(adm_code '/health?x=1')" = 200 ] && [ "$(upstream)" -eq $((N + 1)) ] || fail "a later request was not sent afresh"
 pass "20 identical GETs during a 300 ms answer: $N request(s) to the master, $((20 - N)) coalesced (counted), all 200; the next one sent afresh"
 
-# admin.busy_poll_us: the loop polls (no sleep) for 2 ms after admin traffic, and sleeps again once
-# it stops: over 1 s of quiet the sidecar uses about no CPU, where polling would use all of a second.
+# admin.busy_poll_us: the loop polls (no sleep) for 2 ms after the answers to 50 requests back to
+# back, and sleeps again once they stop: over 1 s of quiet the sidecar uses about no CPU, where
+# polling would use all of a second.
 up bp '"liveness_interval_ms": 60000' '"admin": { "listen": "127.0.0.1:@SIDE@", "busy_poll_us": 2000 }'
 for i in $(seq 50); do printf 'url = "http://127.0.0.1:%s/health"\noutput = "/dev/null"\n' "$SIDE"; done >"$T/bp.curl"
 [ "$(curl -s -K "$T/bp.curl" -w '%{http_code}\n' | grep -c '^200$')" = 50 ] || fail "busy_poll_us: not 50 answers"
