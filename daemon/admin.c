@@ -103,6 +103,13 @@ struct admin {
 	int			 hot;		/* the last request came within busy_poll_us of it */
 };
 
+/* admin.busy_poll_us, in seconds as mono_now() counts */
+static double
+busy_poll_s(const struct admin *a)
+{
+	return (double)a->sc->cfg.admin.busy_poll_us / 1e6;
+}
+
 /* One upstream GET and every request waiting for its answer: a request for the same path (and
  * query) that arrives while it is in flight joins it instead of sending its own, so that a
  * scrape storm costs the master one request, and no answer is older than one round trip. */
@@ -791,7 +798,7 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 	if (r == NULL) {
 		struct admin *a = cls;
 		if (a->sc->cfg.admin.busy_poll_us > 0)
-			a->hot = mono_now() - a->answered_at <= (double)a->sc->cfg.admin.busy_poll_us / 1e6;
+			a->hot = mono_now() - a->answered_at <= busy_poll_s(a);
 		r = xcalloc(1, sizeof *r);
 		r->a = a;
 		r->conn = conn;
@@ -922,7 +929,7 @@ admin_run(struct admin *a)
 		const union MHD_DaemonInfo *info = MHD_get_daemon_info(a->mhd,
 		    MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
 		if (info != NULL && info->num_connections <= ADMIN_BUSY_POLL_CONNECTIONS)
-			a->sc->busy_until = mono_now() + (double)a->sc->cfg.admin.busy_poll_us / 1e6;
+			a->sc->busy_until = mono_now() + busy_poll_s(a);
 	}
 	if (!more) {
 		evtimer_del(a->timer);

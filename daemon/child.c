@@ -486,11 +486,6 @@ child_spawn(struct child *c)
 	sigprocmask(SIG_SETMASK, &all, &old);
 	pid = spawn(c, pfd[1], parent);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	/* The new process runs where the sidecar ran, and its exec woke the sidecar, which the kernel
-	 * then runs first: its own follow-up (the pid file, log lines, STATUS=, the first probe round)
-	 * would delay the dynamic linking of a master everything waits for by about 0.15 ms here. */
-	if (c->yield && pid > 0)
-		sched_yield();
 	metrics_observe(OP_SPAWN, pid < 0 ? ST_ERROR : ST_OK, mono_now() - now);
 	close(pfd[1]);
 	if (pid < 0) {
@@ -499,6 +494,11 @@ child_spawn(struct child *c)
 		schedule_restart(c, now, why, 0);
 		return;
 	}
+	/* The new process runs where the sidecar ran, and its exec woke the sidecar, which the kernel
+	 * then runs first: its own follow-up (the pid file, log lines, STATUS=, the first probe round)
+	 * would delay the dynamic linking of a master everything waits for by about 0.15 ms here. */
+	if (c->yield)
+		sched_yield();
 	c->pid = pid;
 	c->spawned_at = now;
 	c->ready_at = 0;
