@@ -9,7 +9,7 @@
 #include "auth.h"
 #include "cfg.h"
 #include "url.h"
-#include "workercmd.h"
+#include "parflags.h"
 #include "workerenv.h"
 #include "hostlist.h"
 #include "sizes.h"
@@ -834,7 +834,7 @@ check_parallel(const struct cfg *c, struct strv *errs)
 		for (int pp = 0; pp < 2; pp++) {
 			char spelling[64];
 			long v, want = pp ? g->pp : g->tp;
-			if (!workercmd_find_parallel(c->workers.flavor, g->command, pp, &v, spelling,
+			if (!parflags_find(c->workers.flavor, g->command, pp, &v, spelling,
 			    sizeof spelling))
 				continue;
 			if (v < 0)

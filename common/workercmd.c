@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "buf.h"
+#include "parflags.h"
 #include "workercmd.h"
 #include "xalloc.h"
 
@@ -194,60 +195,17 @@ sglang_flags(const struct cfg *c, const struct topo_process *p, const char *lead
 	}
 }
 
-static const char *const *
-parallel_spellings(const char *flavor, int pp)
-{
-	static const char *const vllm[2][4] = {
-		{ "--tensor-parallel-size", "--tensor_parallel_size", "-tp", NULL },
-		{ "--pipeline-parallel-size", "--pipeline_parallel_size", "-pp", NULL },
-	};
-	static const char *const sglang[2][6] = {
-		{ "--tp-size", "--tensor-parallel-size", "--tp", "--tp_size", "--tensor_parallel_size", NULL },
-		{ "--pp-size", "--pipeline-parallel-size", "--pp", "--pp_size", "--pipeline_parallel_size", NULL },
-	};
-	if (strcmp(flavor, "vllm") == 0)
-		return vllm[pp];
-	if (strcmp(flavor, "sglang") == 0)
-		return sglang[pp];
-	return NULL;
-}
-
-int
-workercmd_find_parallel(const char *flavor, char *const *argv, int pp, long *value, char *spelling,
-    size_t len)
-{
-	const char *const *sp = parallel_spellings(flavor, pp);
-	for (size_t i = 0; sp != NULL && argv[i] != NULL; i++)
-		for (size_t k = 0; sp[k] != NULL; k++) {
-			size_t n = strlen(sp[k]);
-			const char *v = NULL;
-			char *end;
-			if (strcmp(argv[i], sp[k]) == 0)
-				v = argv[i + 1] != NULL ? argv[i + 1] : "";
-			else if (strncmp(argv[i], sp[k], n) == 0 && argv[i][n] == '=')
-				v = argv[i] + n + 1;
-			if (v == NULL)
-				continue;
-			*value = strtol(v, &end, 10);
-			if (*v == '\0' || *end != '\0' || *value < 1)
-				*value = -1;
-			snprintf(spelling, len, "%s", sp[k]);
-			return 1;
-		}
-	return 0;
-}
-
 /* The group's tensor and pipeline parallel sizes above 1 (both engines default to 1), in the
  * flavor's own flag, unless the command carries them (-n has checked that it carries the same). */
 static void
 parallel_flags(const char *flavor, const struct worker_group *g, struct worker_cmd *w)
 {
 	for (int pp = 0; pp < 2; pp++) {
-		const char *const *sp = parallel_spellings(flavor, pp);
+		const char *const *sp = parflags_spellings(flavor, pp);
 		char spelling[64];
 		long v;
 		if (sp != NULL && (pp ? g->pp : g->tp) > 1 &&
-		    !workercmd_find_parallel(flavor, w->argv.v, pp, &v, spelling, sizeof spelling))
+		    !parflags_find(flavor, w->argv.v, pp, &v, spelling, sizeof spelling))
 			push_num(w, sp[0], pp ? g->pp : g->tp);
 	}
 }

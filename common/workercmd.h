@@ -31,10 +31,4 @@ void	workercmd_free(struct worker_cmd *);
 void	workercmd_rebuild(const struct cfg *, const struct topology *, size_t, const struct strv *,
 	    char *const *, const struct kvlist *, struct worker_cmd *);
 
-/* The tensor (pp 0) or pipeline (pp 1) parallel size a command carries, in any spelling its
- * flavor's parser takes (vLLM: --tensor-parallel-size, --tensor_parallel_size, -tp; SGLang:
- * --tp-size, --tensor-parallel-size, --tp, and the same for pp), as "FLAG V" or "FLAG=V".
- * Returns 1 with *value (-1 when it is not a plain number) and the spelling found, or 0. */
-int	workercmd_find_parallel(const char *flavor, char *const *argv, int pp, long *value,
-	    char *spelling, size_t len);
 #endif
