@@ -1,15 +1,29 @@
 #!/bin/bash
-# Find or build the real mooncake_master and print its path on the last line of stdout.
-#   scripts/real-master.sh            use mooncake_master on PATH, else build the shared tarball
-#                                     into the cache (a second run reuses it in seconds)
+# Find or build the real mooncake_master and Mooncake's own store client library (C ABI), and print
+# the path of one of them on the last line of stdout.
+#   scripts/real-master.sh            the master: mooncake_master on PATH, else the cached build of the
+#                                     shared tarball, built when missing (a second run reuses it in seconds)
+#   scripts/real-master.sh --client   the client: libmooncake_store.so (store_c.h's C ABI) from
+#                                     MCS_STORE_LIB, else the same cached build; its header is in
+#                                     ../include/store_c.h beside it
+# One CMake tree builds both targets (mooncake_master and mooncake_store_c) with one set of options, so
+# the client and the master always come from the same source: the client refuses a master of another
+# version.
 #   MCS_MASTER_TARBALL=FILE           the source tarball (default: ../shared/mooncake/*.tar.xz)
 #   MCS_MASTER_CACHE=DIR              the cache (default: /var/cache/mooncake-sidecar/real-master)
 # Exit 0 with the path; exit 3 with one line saying why when there is neither a binary nor a tarball;
 # any other failure exits 1. Nothing is written inside the source tree.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+want=master
+[ "${1:-}" = --client ] && want=client
 
-if [ -z "${MCS_REAL_MASTER_BUILD:-}" ] && command -v mooncake_master >/dev/null 2>&1; then
+if [ $want = client ] && [ -n "${MCS_STORE_LIB:-}" ]; then
+	[ -f "$MCS_STORE_LIB" ] || { echo "real-master: MCS_STORE_LIB=$MCS_STORE_LIB does not exist" >&2; exit 1; }
+	echo "$MCS_STORE_LIB"
+	exit 0
+fi
+if [ $want = master ] && [ -z "${MCS_REAL_MASTER_BUILD:-}" ] && command -v mooncake_master >/dev/null 2>&1; then
 	bin=$(command -v mooncake_master)
 	echo "real-master: using mooncake_master from PATH ($bin)" >&2
 	echo "$bin"
@@ -30,9 +44,13 @@ fi
 sum=$(sha256sum "$tarball" | cut -d' ' -f1)
 cache=${MCS_MASTER_CACHE:-/var/cache/mooncake-sidecar/real-master}/$sum
 bin=$cache/bin/mooncake_master
-if [ -x "$bin" ] && "$bin" --version >/dev/null 2>&1; then
-	echo "real-master: cached build $bin" >&2
-	echo "$bin"
+lib=$cache/lib/libmooncake_store.so
+result() {
+	if [ $want = client ]; then echo "$lib"; else echo "$bin"; fi
+}
+if [ -x "$bin" ] && [ -f "$lib" ] && [ -f "$cache/include/store_c.h" ] && "$bin" --version >/dev/null 2>&1; then
+	echo "real-master: cached build $(result)" >&2
+	result
 	exit 0
 fi
 
@@ -41,7 +59,7 @@ bash "$top/scripts/deps.sh" g++ make cmake xz-utils pkg-config libgflags-dev lib
 	libjsoncpp-dev libyaml-cpp-dev libzstd-dev libxxhash-dev libnuma-dev libibverbs-dev \
 	libcurl4-openssl-dev libmsgpack-dev python3-dev >&2
 
-echo "real-master: building $(basename "$tarball") into $cache (about 8 minutes on 2 cores)" >&2
+echo "real-master: building $(basename "$tarball") into $cache (about 15 minutes on 2 cores for both targets)" >&2
 mkdir -p "$cache"
 work=$cache/work
 rm -rf "$work"
@@ -60,14 +78,19 @@ started=$(date +%s)
 		-DBUILD_EXAMPLES=OFF -DBUILD_BENCHMARK=OFF -DWITH_TE=ON -DWITH_STORE=ON -DWITH_STORE_RUST=OFF \
 		-DWITH_STORE_GO=OFF -DWITH_P2P_STORE=OFF -DWITH_EP=OFF -DWITH_RUST_EXAMPLE=OFF -DUSE_CUDA=OFF \
 		-DUSE_ETCD=OFF -DSTORE_USE_ETCD=OFF -DSTORE_USE_REDIS=OFF -DUSE_REDIS=OFF -DUSE_HTTP=ON \
-		-DWITH_METRICS=ON -DUSE_TENT=OFF -DENABLE_KV_EVENTS=OFF -DENABLE_DEBUG_SYMBOLS=OFF
-	make -C "$work/build" -j2 mooncake_master
+		-DWITH_METRICS=ON -DUSE_TENT=OFF -DENABLE_KV_EVENTS=OFF -DENABLE_DEBUG_SYMBOLS=OFF \
+		-DBUILD_SHARED_LIBS=OFF -DWITH_STORE_C_SHARED=ON -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON
+	make -C "$work/build" -j2 mooncake_master mooncake_store_c
 } >>"$log" 2>&1 || { echo "real-master: build failed, see $log" >&2; tail -20 "$log" >&2; exit 1; }
 
-# Keep the binary and the one library of its own build tree; drop the rest (about 110 MiB).
-mkdir -p "$cache/bin" "$cache/lib"
+# Keep the master, the one library of its own build tree, the client library and its header; drop the
+# rest (about 110 MiB). A CUDA toolkit on the build machine is ignored on purpose
+# (CMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit): the client would otherwise need libcudart where it runs.
+mkdir -p "$cache/bin" "$cache/lib" "$cache/include"
 cp "$work/build/mooncake-store/src/mooncake_master" "$cache/bin/mooncake_master.real"
 cp "$(find "$work/build" -name 'libasio.so*' -print -quit)" "$cache/lib/"
+cp "$work/build/mooncake-store/src/shared/libmooncake_store.so" "$lib"
+cp "$work/src/mooncake-store/include/store_c.h" "$cache/include/"
 cat >"$bin.tmp" <<EOF
 #!/bin/sh
 LD_LIBRARY_PATH=$cache/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH} exec $cache/bin/mooncake_master.real "\$@"
@@ -77,4 +100,4 @@ mv "$bin.tmp" "$bin"
 rm -rf "$work"
 "$bin" --version >&2
 echo "real-master: built in $(($(date +%s) - started)) s" >&2
-echo "$bin"
+result
