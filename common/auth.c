@@ -1,4 +1,5 @@
 #include "config.h"
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -133,5 +134,24 @@ auth_public(const char *path, char *const *routes)
 	for (; routes != NULL && *routes != NULL; routes++)
 		if (strlen(*routes) == n && strncmp(*routes, path, n) == 0)
 			return 1;
+	return 0;
+}
+
+int
+auth_token_read(const char *path, char *out, size_t len, char *err, size_t errlen)
+{
+	char buf[AUTH_TOKEN_MAX + 2], why[256];
+	size_t n;
+	FILE *f = fopen(path, "re");
+	if (f == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	n = fread(buf, 1, sizeof buf, f);
+	fclose(f);
+	if (auth_token_parse(buf, n, out, len, why, sizeof why) != 0) {
+		snprintf(err, errlen, "%s: %s", path, why);
+		return -1;
+	}
 	return 0;
 }

@@ -14,6 +14,9 @@
 /* The token of a token file: its first line without the line end, AUTH_TOKEN_MIN..AUTH_TOKEN_MAX
  * visible ASCII characters. Returns 0, or -1 with err saying what is wrong. */
 int	auth_token_parse(const char *, size_t, char *, size_t, char *, size_t);
+/* The token of the file at path (auth_token_parse's rules). Returns 0, or -1 with err naming the
+ * file. */
+int	auth_token_read(const char *, char *, size_t, char *, size_t);
 /* Does the Authorization header value (NULL: none) carry token? The scheme is matched without
  * regard to case; the comparison takes the same time wherever the first difference is. */
 int	auth_bearer_ok(const char *, const char *);

@@ -12,8 +12,15 @@ static void
 decide_publish(const struct rc_state *s, struct rc_actions *a)
 {
 	int ready = reconcile_master_ready(s);
-	if (s->master == RC_MASTER_NONE)
-		return;			/* the follower writes what the head says */
+	if (s->master == RC_MASTER_NONE) {
+		/* the follower writes what the head says; a head that stopped answering may have lost
+		 * its master too, so the files stop saying ready */
+		if (s->follow_lost && s->files_ready) {
+			a->publish = RC_PUBLISH_NOT_READY;
+			a->publish_gen = s->files_gen;
+		}
+		return;
+	}
 	if (ready && (s->master_gen != s->published || s->target_changed)) {
 		a->publish = RC_PUBLISH_NEW;
 		a->publish_gen = s->files_gen + 1;
@@ -61,9 +68,7 @@ reconcile_decide(const struct rc_state *s, struct rc_actions *a)
 	}
 	if (s->stopping)
 		return;			/* STOPPING=1 said it */
-	ready_due = !s->ready_sent && !s->files_error &&
-	    (s->master != RC_MASTER_NONE ? s->master == RC_MASTER_READY :
-	    s->files_ready && s->workers_ready == s->workers);
+	ready_due = !s->ready_sent && s->node_ready;
 	a->notify = ready_due ? RC_NOTIFY_READY : RC_NOTIFY_STATUS;
 }
 

@@ -38,6 +38,8 @@ struct rc_state {
 	int		 master_stop_sent;	/* likewise */
 	int		 orphans_signalled;
 	int		 ready_sent;		/* READY=1 went out (since the last reload) */
+	int		 node_ready;		/* the readiness rule says so (common/readiness.h) */
+	int		 follow_lost;		/* no master here: the head sidecar stopped answering */
 	size_t		 workers;		/* this node's */
 	size_t		 workers_ready;
 	size_t		 workers_running;
@@ -47,7 +49,7 @@ enum rc_publish {
 	RC_PUBLISH_NONE,
 	RC_PUBLISH_NEW,		/* a new generation, ready: files_gen + 1 */
 	RC_PUBLISH_REWRITE,	/* as they stand, ready (reload) */
-	RC_PUBLISH_NOT_READY	/* the same generation, not ready */
+	RC_PUBLISH_NOT_READY	/* the same generation, not ready (a follower: what it mirrors) */
 };
 
 enum rc_notify {

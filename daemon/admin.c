@@ -19,19 +19,12 @@
 #include "auth.h"
 #include "basic.h"
 #include "buf.h"
-#include "child.h"
 #include "clock.h"
-#include "endpoints.h"
-#include "follow.h"
-#include "workers.h"
-#include "log.h"
-#include "master.h"
-#include "metrics.h"
+#include "counters.h"
 #include "httpc.h"
+#include "log.h"
 #include "query.h"
-#include "sidecar.h"
 #include "tls.h"
-#include "view.h"
 #include "xalloc.h"
 
 #define ADMIN_MEMORY_LIMIT	8192	/* request line and headers */
@@ -81,7 +74,7 @@ write_route_of(const char *method, const char *url)
 struct request;
 
 struct admin {
-	struct sidecar		*sc;
+	struct admin_params	 p;
 	struct MHD_Daemon	*mhd;
 	struct event		*io;
 	struct event		*timer;
@@ -107,7 +100,7 @@ struct admin {
 static double
 busy_poll_s(const struct admin *a)
 {
-	return (double)a->sc->cfg.admin.busy_poll_us / 1e6;
+	return (double)a->p.cfg->admin.busy_poll_us / 1e6;
 }
 
 /* One upstream GET and every request waiting for its answer: a request for the same path (and
@@ -138,18 +131,18 @@ struct request {
 	struct event		*eof_ev;	/* while suspended: has the client gone? */
 	struct basic_req	*auth_req;	/* a basic-auth password being checked */
 	char			 since[32];
-	int			 gangs;		/* a long-poll of /gangs, not /endpoints */
 	struct request		*next;
 	struct flight		*flight;	/* the upstream GET it waits for */
 	struct request		*fnext;		/* in its flight's waiters */
 };
 
 
-static const char *
-master_state(const struct admin *a)
+static struct admin_upstream
+upstream(const struct admin *a)
 {
-	const struct child *c = a->sc->master ? master_child(a->sc->master) : NULL;
-	return c ? child_state_name(c->state) : "absent";
+	struct admin_upstream u = { "absent", 0, 0, 0 };
+	a->p.source.upstream(a->p.source.arg, &u);
+	return u;
 }
 
 static struct MHD_Response *
@@ -166,7 +159,7 @@ make_response(const char *ctype, const void *body, size_t len)
 static void
 challenge(const struct admin *a, struct MHD_Response *resp)
 {
-	if (a->sc->token[0] != '\0')
+	if (a->p.token[0] != '\0')
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"mooncake-sidecar\"");
 	if (a->basic != NULL)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Basic realm=\"mooncake-sidecar\"");
@@ -187,17 +180,12 @@ respond(struct request *r, int code, const char *ctype, const char *body, size_t
 	return ret;
 }
 
-static enum MHD_Result
-respond_text(struct request *r, int code, const char *text)
-{
-	return respond(r, code, "text/plain; charset=utf-8", text, strlen(text));
-}
 
 /* A JSON error body: {"error": msg, "state": <master state>}. */
 static char *
 error_json(const struct admin *a, const char *msg)
 {
-	json_t *o = json_pack("{s:s, s:s}", "error", msg, "state", master_state(a));
+	json_t *o = json_pack("{s:s, s:s}", "error", msg, "state", upstream(a).state);
 	char *s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	return s;
@@ -227,7 +215,7 @@ respond_retry_later(struct request *r, const char *msg)
 	return ret;
 }
 
-static void wake(struct request *);
+static void wake_now(struct request *);
 
 static void
 unwatch(struct request *r)
@@ -252,7 +240,7 @@ eof_cb(evutil_socket_t fd, short what, void *arg)
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	unwatch(r);
-	wake(r);	/* only long-polls are watched */
+	wake_now(r);	/* only long-polls are watched */
 }
 
 static void
@@ -262,7 +250,7 @@ watch(struct request *r)
 	    MHD_CONNECTION_INFO_CONNECTION_FD);
 	if (ci == NULL)
 		return;
-	r->eof_ev = event_new(r->a->sc->base, ci->connect_fd, EV_READ | EV_PERSIST, eof_cb, r);
+	r->eof_ev = event_new(r->a->p.base, ci->connect_fd, EV_READ | EV_PERSIST, eof_cb, r);
 	event_add(r->eof_ev, NULL);
 }
 
@@ -301,7 +289,7 @@ proxy_done(const struct httpc_response *pr, void *arg)
 	int code;
 	char msg[512];
 
-	metrics_observe(OP_PROXY, pr->outcome == HTTPC_OK ? ST_OK :
+	counters_observe(OP_PROXY, pr->outcome == HTTPC_OK ? ST_OK :
 	    pr->outcome == HTTPC_TIMEOUT ? ST_TIMEOUT : ST_ERROR, pr->seconds);
 	if (pr->outcome == HTTPC_OK) {
 		code = pr->status;
@@ -313,7 +301,7 @@ proxy_done(const struct httpc_response *pr, void *arg)
 		code = pr->outcome == HTTPC_TIMEOUT ? MHD_HTTP_GATEWAY_TIMEOUT : MHD_HTTP_BAD_GATEWAY;
 		if (pr->outcome == HTTPC_TIMEOUT)
 			snprintf(msg, sizeof msg, "the master did not answer within %ld ms",
-			    a->sc->cfg.admin.upstream_timeout_ms);
+			    a->p.cfg->admin.upstream_timeout_ms);
 		else if (pr->outcome == HTTPC_TOO_LARGE)
 			snprintf(msg, sizeof msg, "the master's answer is larger than %d bytes",
 			    PROXY_MAX_BODY);
@@ -336,7 +324,7 @@ static void
 metrics_done(const struct httpc_response *pr, void *arg)
 {
 	struct request *r = arg;
-	metrics_observe(OP_PROXY, pr->outcome == HTTPC_OK ? ST_OK :
+	counters_observe(OP_PROXY, pr->outcome == HTTPC_OK ? ST_OK :
 	    pr->outcome == HTTPC_TIMEOUT ? ST_TIMEOUT : ST_ERROR, pr->seconds);
 	/* The master's families are appended unchanged when it answers; the sidecar's own always. */
 	if (pr->outcome == HTTPC_OK && pr->status == 200) {
@@ -431,12 +419,6 @@ admin_long_polls(const struct admin *a)
 	return a ? a->nwaiters : 0;
 }
 
-static int
-master_running(const struct admin *a)
-{
-	const struct child *c = a->sc->master ? master_child(a->sc->master) : NULL;
-	return c != NULL && c->pid > 0 && (c->state == CHILD_STARTING || c->state == CHILD_READY);
-}
 
 struct query {
 	struct buf	b;
@@ -470,84 +452,32 @@ own_arg(struct request *r, const char *key, char *buf, size_t len)
 	return buf;
 }
 
-/* "<generation>-<ready|not-ready>", or "none" before the first file. */
+/* A response from one of the source's answers (its body copied), with its ETag and Retry-After. */
+static struct MHD_Response *
+answer_response(const struct admin_answer *ans)
+{
+	struct MHD_Response *m = make_response(ans->ctype, ans->body, ans->len);
+	if (ans->etag[0] != '\0')
+		MHD_add_response_header(m, MHD_HTTP_HEADER_ETAG, ans->etag);
+	if (ans->retry_after != NULL)
+		MHD_add_response_header(m, MHD_HTTP_HEADER_RETRY_AFTER, ans->retry_after);
+	return m;
+}
+
+/* The source's answer for path: 0, or -1 when it has no such route. */
+static int
+ask(const struct admin *a, const char *path, struct admin_answer *ans)
+{
+	memset(ans, 0, sizeof *ans);
+	ans->ctype = "text/plain; charset=utf-8";
+	return a->p.source.answer(a->p.source.arg, path, ans);
+}
+
+/* A held request is answered with ans, from the loop. */
 static void
-endpoints_etag(const struct admin *a, char *buf, size_t len)
-{
-	const struct endpoints *e = a->sc->endpoints;
-	if (e == NULL || endpoints_json(e) == NULL)
-		snprintf(buf, len, "none");
-	else
-		snprintf(buf, len, "%u-%s", endpoints_generation(e), endpoints_ready(e) ? "ready" : "not-ready");
-}
-
-/* What a long-poll waits on changing: /endpoints' ETag, or /gangs' (what another node reads). */
-static void
-waited_etag(const struct request *r, char *buf, size_t len)
-{
-	if (r->gangs)
-		workers_gangs_etag(r->a->sc->workers, buf, len);
-	else
-		endpoints_etag(r->a, buf, len);
-}
-
-/* /gangs with its ETag, answered now or (resp != NULL) built for a resume. */
-static enum MHD_Result
-respond_gangs(struct request *r, struct MHD_Response **resp)
-{
-	struct admin *a = r->a;
-	char etag[32], *s;
-	json_t *g;
-	struct MHD_Response *m;
-	enum MHD_Result ret;
-	workers_gangs_etag(a->sc->workers, etag, sizeof etag);
-	g = json_pack("{s:s, s:s, s:o}", "node", a->sc->cfg.job.node, "etag", etag, "gangs",
-	    workers_gangs(a->sc->workers));
-	s = json_dumps(g, JSON_PRESERVE_ORDER | JSON_INDENT(2));
-	json_decref(g);
-	m = make_response("application/json", s, strlen(s));
-	free(s);
-	MHD_add_response_header(m, MHD_HTTP_HEADER_ETAG, etag);
-	r->code = MHD_HTTP_OK;
-	if (resp != NULL) {
-		*resp = m;
-		return MHD_YES;
-	}
-	ret = MHD_queue_response(r->conn, MHD_HTTP_OK, m);
-	MHD_destroy_response(m);
-	return ret;
-}
-
-/* The current endpoints.json with its ETag, answered now or (resp != NULL) built for a resume. */
-static enum MHD_Result
-respond_endpoints(struct request *r, struct MHD_Response **resp)
-{
-	const char *j = r->a->sc->endpoints ? endpoints_json(r->a->sc->endpoints) : NULL;
-	char etag[32], *err = NULL;
-	struct MHD_Response *m;
-	int code = j ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE;
-	endpoints_etag(r->a, etag, sizeof etag);
-	if (j == NULL)
-		err = error_json(r->a, "no endpoint files written yet");
-	m = make_response("application/json", j ? j : err, strlen(j ? j : err));
-	MHD_add_response_header(m, MHD_HTTP_HEADER_ETAG, etag);
-	free(err);
-	if (resp != NULL) {
-		*resp = m;
-		r->code = code;
-		return MHD_YES;
-	}
-	r->code = code;
-	enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)code, m);
-	MHD_destroy_response(m);
-	return ret;
-}
-
-static void
-wake(struct request *r)
+wake(struct request *r, const struct admin_answer *ans)
 {
 	struct request **pp;
-	struct MHD_Response *resp;
 	for (pp = &r->a->waiters; *pp != NULL && *pp != r; pp = &(*pp)->next)
 		;
 	if (*pp == r)
@@ -556,35 +486,107 @@ wake(struct request *r)
 	unwatch(r);
 	event_free(r->wait_ev);
 	r->wait_ev = NULL;
-	if (r->gangs)
-		respond_gangs(r, &resp);
-	else
-		respond_endpoints(r, &resp);
-	r->resp = resp;
+	r->code = ans->code;
+	r->resp = answer_response(ans);
 	MHD_resume_connection(r->conn);
 	event_active(r->a->kick, EV_TIMEOUT, 0);
+}
+
+/* A held request whose time is up, or whose client left: answered with what its route says now. */
+static void
+wake_now(struct request *r)
+{
+	struct admin_answer ans;
+	ask(r->a, r->path, &ans);
+	wake(r, &ans);
+	free(ans.body);
 }
 
 static void
 wait_cb(evutil_socket_t fd, short what, void *arg)
 {
-	wake(arg);
+	wake_now(arg);
 }
 
+/* Each route waited on is asked once, and its answer goes to every request whose tag it changes. */
 void
 admin_changed(struct admin *a)
 {
-	char etag[2][32];
+	struct admin_answer ans[4];
+	const char *paths[4];
+	size_t n = 0;
 	struct request *r, *next;
 	if (a == NULL)
 		return;
-	endpoints_etag(a, etag[0], sizeof etag[0]);
-	workers_gangs_etag(a->sc->workers, etag[1], sizeof etag[1]);
 	for (r = a->waiters; r != NULL; r = next) {
+		size_t k;
 		next = r->next;
-		if (strcmp(r->since, etag[r->gangs]) != 0)
-			wake(r);
+		for (k = 0; k < n && strcmp(paths[k], r->path) != 0; k++)
+			;
+		if (k == n) {
+			if (n == sizeof ans / sizeof ans[0]) {
+				wake_now(r);
+				continue;
+			}
+			ask(a, r->path, &ans[n]);
+			paths[n++] = r->path;
+		}
+		if (strcmp(r->since, ans[k].etag) != 0)
+			wake(r, &ans[k]);
 	}
+	for (size_t k = 0; k < n; k++)
+		free(ans[k].body);
+}
+
+/* One of the source's own routes: answered now, or held until its ETag differs from ?since=. */
+static enum MHD_Result
+own_route(struct request *r, const char *url)
+{
+	struct admin *a = r->a;
+	struct admin_answer ans;
+	char sbuf[64], tbuf[24];
+	const char *since, *tmo;
+	enum MHD_Result ret;
+	if (ask(a, url, &ans) != 0) {
+		json_t *o = json_pack("{s:s, s:s}", "error", "not found", "path", url);
+		char *s = json_dumps(o, JSON_COMPACT);
+		r->route = "other";
+		ret = respond(r, MHD_HTTP_NOT_FOUND, "application/json", s, strlen(s));
+		json_decref(o);
+		free(s);
+		return ret;
+	}
+	r->route = r->path;
+	since = ans.etag[0] != '\0' ? own_arg(r, "since", sbuf, sizeof sbuf) : NULL;
+	if (since != NULL && strcmp(since, ans.etag) == 0) {
+		struct timeval tv;
+		tmo = own_arg(r, "timeout_ms", tbuf, sizeof tbuf);
+		tv = ms_tv(query_ms(tmo, 25000, 60000));
+		free(ans.body);
+		if (a->nwaiters >= a->p.cfg->admin.max_waiters) {
+			char msg[160];
+			snprintf(msg, sizeof msg, "%ld long-polls are waiting already (admin.max_waiters); retry later",
+			    a->nwaiters);
+			return respond_retry_later(r, msg);
+		}
+		snprintf(r->since, sizeof r->since, "%s", since);
+		MHD_suspend_connection(r->conn);
+		r->wait_ev = evtimer_new(a->p.base, wait_cb, r);
+		evtimer_add(r->wait_ev, &tv);
+		r->next = a->waiters;
+		a->waiters = r;
+		a->nwaiters++;
+		watch(r);
+		return MHD_YES;
+	}
+	{
+		struct MHD_Response *m = answer_response(&ans);
+		r->code = ans.code;
+		ret = MHD_queue_response(r->conn, (unsigned)ans.code, m);
+		MHD_destroy_response(m);
+	}
+	free(ans.body);
+	return ret;
 }
 
 /* A request to pass on to the master: url with the query exactly as the client sent it. NULL when
@@ -602,9 +604,10 @@ upstream_path(struct request *r, const char *url, enum MHD_Result *ret)
 		*ret = respond_error(r, MHD_HTTP_BAD_REQUEST, "control character or malformed percent-encoding in the query");
 		return NULL;
 	}
-	if (!master_running(a)) {
+	struct admin_upstream u = upstream(a);
+	if (!u.running) {
 		buf_free(&q.b);
-		*ret = respond_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, a->sc->master ? "the master is not running" :
+		*ret = respond_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, u.here ? "the master is not running" :
 		    "no master runs on this node");
 		return NULL;
 	}
@@ -639,7 +642,7 @@ route(struct request *r, const char *url)
 		return ret;
 	}
 	for (size_t i = 0; i < sizeof proxied / sizeof proxied[0]; i++) {
-		if (proxied[i] == NULL && !a->sc->cfg.admin.debug_routes)
+		if (proxied[i] == NULL && !a->p.cfg->admin.debug_routes)
 			break;		/* the debug routes follow the first NULL */
 		if (proxied[i] == NULL || strcmp(url, proxied[i]) != 0)
 			continue;
@@ -651,97 +654,22 @@ route(struct request *r, const char *url)
 		free(path);
 		return ret;
 	}
-	if (strcmp(url, "/livez") == 0) {
-		r->route = "/livez";
-		return respond_text(r, MHD_HTTP_OK, "ok");
-	}
-	if (strcmp(url, "/readyz") == 0) {
-		const struct child *c = a->sc->master ? master_child(a->sc->master) : NULL;
-		char why[1400];
-		r->route = "/readyz";
-		if (a->sc->endpoints != NULL && endpoints_error(a->sc->endpoints) != NULL &&
-		    (c == NULL || c->state == CHILD_READY)) {
-			snprintf(why, sizeof why, "not ready: endpoint files not written: %s",
-			    endpoints_error(a->sc->endpoints));
-			return respond_text(r, MHD_HTTP_SERVICE_UNAVAILABLE, why);
-		}
-		if (c != NULL && c->state == CHILD_READY)
-			return respond_text(r, MHD_HTTP_OK, "ready");
-		if (c == NULL && a->sc->endpoints != NULL && endpoints_ready(a->sc->endpoints) &&
-		    workers_ready(a->sc->workers) == workers_count(a->sc->workers))
-			return respond_text(r, MHD_HTTP_OK, "ready");
-		if (c == NULL && a->sc->endpoints != NULL && endpoints_ready(a->sc->endpoints))
-		{
-			snprintf(why, sizeof why, "not ready: ");
-			workers_describe(a->sc->workers, why + strlen(why), sizeof why - strlen(why));
-		}
-		else if (c == NULL && a->sc->follow != NULL)
-			snprintf(why, sizeof why, "not ready: %s", follow_state(a->sc->follow));
-		else if (c == NULL)
-			snprintf(why, sizeof why, "not ready: no master runs on this node");
-		else
-			snprintf(why, sizeof why, "not ready: master %s%s%s", child_state_name(c->state),
-			    c->reason[0] ? ": " : "", c->reason);
-		return respond_text(r, MHD_HTTP_SERVICE_UNAVAILABLE, why);
-	}
-	if (strcmp(url, "/status") == 0) {
-		struct view v;
-		char *s;
-		view_build(a->sc, &v);
-		s = view_status_json(&v);
-		view_free(&v);
-		r->route = "/status";
-		ret = respond(r, MHD_HTTP_OK, "application/json", s, strlen(s));
-		free(s);
-		return ret;
-	}
-	if (strcmp(url, "/endpoints") == 0 || strcmp(url, "/gangs") == 0) {
-		char etag[32], sbuf[64], tbuf[24];
-		const char *since = own_arg(r, "since", sbuf, sizeof sbuf);
-		const char *tmo = own_arg(r, "timeout_ms", tbuf, sizeof tbuf);
-		r->gangs = strcmp(url, "/gangs") == 0;
-		r->route = r->gangs ? "/gangs" : "/endpoints";
-		waited_etag(r, etag, sizeof etag);
-		if (since != NULL && strcmp(since, etag) == 0) {
-			struct timeval tv = ms_tv(query_ms(tmo, 25000, 60000));
-			if (a->nwaiters >= a->sc->cfg.admin.max_waiters) {
-				char msg[160];
-				snprintf(msg, sizeof msg, "%ld long-polls are waiting already "
-				    "(admin.max_waiters); retry later", a->nwaiters);
-				return respond_retry_later(r, msg);
-			}
-			snprintf(r->since, sizeof r->since, "%s", since);
-			MHD_suspend_connection(r->conn);
-			r->wait_ev = evtimer_new(a->sc->base, wait_cb, r);
-			evtimer_add(r->wait_ev, &tv);
-			r->next = a->waiters;
-			a->waiters = r;
-			a->nwaiters++;
-			watch(r);
-			return MHD_YES;
-		}
-		return r->gangs ? respond_gangs(r, NULL) : respond_endpoints(r, NULL);
-	}
 	if (strcmp(url, "/metrics") == 0) {
+		struct admin_answer own;
+		struct admin_upstream u = upstream(a);
 		r->route = "/metrics";
-		metrics_render(&r->own, a->sc);
+		ask(a, url, &own);
+		buf_add(&r->own, own.body, own.len);
+		free(own.body);
 		/* A master whose admin port failed its last probe is not waited for at all. */
-		if (!master_running(a) || !master_probe_stat(a->sc->master, PROBE_ADMIN)->ok)
+		if (!u.running || !u.metrics)
 			return respond(r, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", r->own.p,
 			    r->own.len);
-		upstream_get(r, "/metrics", a->sc->cfg.admin.metrics_timeout_ms, metrics_done);
+		upstream_get(r, "/metrics", a->p.cfg->admin.metrics_timeout_ms, metrics_done);
 		suspend(r);
 		return MHD_YES;
 	}
-	r->route = "other";
-	{
-		json_t *o = json_pack("{s:s, s:s}", "error", "not found", "path", url);
-		char *s = json_dumps(o, JSON_COMPACT);
-		ret = respond(r, MHD_HTTP_NOT_FOUND, "application/json", s, strlen(s));
-		json_decref(o);
-		free(s);
-		return ret;
-	}
+	return own_route(r, url);
 }
 
 static const char unauthorized_msg[] = "this route needs credentials (admin.auth): \"Authorization: Bearer "
@@ -771,7 +699,7 @@ authorize(struct request *r, const char *header)
 {
 	char user[256], pass[512];
 	int rc;
-	if (r->a->sc->token[0] != '\0' && auth_bearer_ok(header, r->a->sc->token))
+	if (r->a->p.token[0] != '\0' && auth_bearer_ok(header, r->a->p.token))
 		return MHD_YES;
 	if (r->a->basic == NULL || auth_basic_parse(header, user, sizeof user, pass, sizeof pass) != 0) {
 		r->route = "unauthorized";
@@ -797,7 +725,7 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 
 	if (r == NULL) {
 		struct admin *a = cls;
-		if (a->sc->cfg.admin.busy_poll_us > 0)
+		if (a->p.cfg->admin.busy_poll_us > 0)
 			a->hot = mono_now() - a->answered_at <= busy_poll_s(a);
 		r = xcalloc(1, sizeof *r);
 		r->a = a;
@@ -805,7 +733,7 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 		r->route = "other";
 		*con_cls = r;
 		/* mutual TLS: a client certificate the client CA signed, on every route */
-		if (r->a->sc->tls.ca != NULL) {
+		if (r->a->p.tls->ca != NULL) {
 			const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn,
 			    MHD_CONNECTION_INFO_GNUTLS_SESSION);
 			char why[300], msg[400];
@@ -819,9 +747,9 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 		 * a good request is routed on the next call, once MHD holds all of it, so that the
 		 * connection stays alive. */
 		if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
-			r->write = r->a->sc->cfg.admin.write_routes ? write_route_of(method, url) : NULL;
+			r->write = r->a->p.cfg->admin.write_routes ? write_route_of(method, url) : NULL;
 			if (r->write == NULL)
-				return respond_error(r, MHD_HTTP_METHOD_NOT_ALLOWED, r->a->sc->cfg.admin.write_routes ?
+				return respond_error(r, MHD_HTTP_METHOD_NOT_ALLOWED, r->a->p.cfg->admin.write_routes ?
 				    "only GET and HEAD, and the master's mutating routes with their methods" :
 				    "only GET and HEAD are allowed (admin.write_routes is off)");
 		}
@@ -838,8 +766,8 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 		if (query_has_control(r->path, strlen(r->path)))
 			return respond_error(r, MHD_HTTP_BAD_REQUEST,
 			    "control character or malformed percent-encoding in the path");
-		if ((r->a->sc->token[0] != '\0' || r->a->basic != NULL) &&
-		    (r->write != NULL || !auth_public(r->path, r->a->sc->cfg.admin.public_routes)))
+		if ((r->a->p.token[0] != '\0' || r->a->basic != NULL) &&
+		    (r->write != NULL || !auth_public(r->path, r->a->p.cfg->admin.public_routes)))
 			return authorize(r, MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 			    MHD_HTTP_HEADER_AUTHORIZATION));
 		return MHD_YES;
@@ -873,9 +801,9 @@ completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_Reque
 	struct request *r = *con_cls;
 	if (r == NULL)
 		return;
-	if (r->a->sc->cfg.admin.busy_poll_us > 0)
+	if (r->a->p.cfg->admin.busy_poll_us > 0)
 		r->a->answered_at = mono_now();
-	metrics_http(r->route, r->code);
+	counters_http(r->route, r->code);
 	basic_cancel(r->auth_req);
 	httpc_cancel(r->up);
 	flight_leave(r);
@@ -929,7 +857,7 @@ admin_run(struct admin *a)
 		const union MHD_DaemonInfo *info = MHD_get_daemon_info(a->mhd,
 		    MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
 		if (info != NULL && info->num_connections <= ADMIN_BUSY_POLL_CONNECTIONS)
-			a->sc->busy_until = mono_now() + busy_poll_s(a);
+			*a->p.busy_until = mono_now() + busy_poll_s(a);
 	}
 	if (!more) {
 		evtimer_del(a->timer);
@@ -1032,7 +960,7 @@ listen_on(const struct cfg *cfg, char *err, size_t errlen)
 static int
 mhd_start(struct admin *a, const struct tls_pem *tls)
 {
-	const struct cfg *c = &a->sc->cfg;
+	const struct cfg *c = a->p.cfg;
 	const union MHD_DaemonInfo *info;
 	unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG | MHD_USE_TURBO |
 	    MHD_USE_NO_LISTEN_SOCKET;
@@ -1059,7 +987,7 @@ mhd_start(struct admin *a, const struct tls_pem *tls)
 	if (a->mhd == NULL)
 		return -1;
 	info = MHD_get_daemon_info(a->mhd, MHD_DAEMON_INFO_EPOLL_FD);
-	a->io = event_new(a->sc->base, info->epoll_fd, EV_READ | EV_PERSIST, io_cb, a);
+	a->io = event_new(a->p.base, info->epoll_fd, EV_READ | EV_PERSIST, io_cb, a);
 	event_add(a->io, NULL);
 	return 0;
 }
@@ -1071,7 +999,7 @@ mhd_stop(struct admin *a, const char *why)
 {
 	a->closing = 1;
 	while (a->waiters != NULL)
-		wake(a->waiters);
+		wake_now(a->waiters);
 	while (a->suspended != NULL) {
 		struct request *r = a->suspended;
 		char *s = error_json(a, why);
@@ -1090,21 +1018,20 @@ mhd_stop(struct admin *a, const char *why)
 }
 
 struct admin *
-admin_new(struct sidecar *sc, char *err, size_t errlen)
+admin_new(const struct admin_params *p, char *err, size_t errlen)
 {
 	struct admin *a = xcalloc(1, sizeof *a);
 
-	a->sc = sc;
-	if ((a->lfd = listen_on(&sc->cfg, err, errlen)) < 0) {
+	a->p = *p;
+	if ((a->lfd = listen_on(p->cfg, err, errlen)) < 0) {
 		free(a);
 		return NULL;
 	}
-	a->timer = evtimer_new(sc->base, io_cb, a);
-	a->kick = event_new(sc->base, -1, 0, io_cb, a);
-	a->basic = basic_new(sc->base, &sc->cfg.admin.basic_users);
-	if (mhd_start(a, &sc->tls) != 0) {
-		snprintf(err, errlen, "cannot start the admin server on %s (admin.listen)",
-		    sc->cfg.admin.listen);
+	a->timer = evtimer_new(p->base, io_cb, a);
+	a->kick = event_new(p->base, -1, 0, io_cb, a);
+	a->basic = basic_new(p->base, &p->cfg->admin.basic_users);
+	if (mhd_start(a, p->tls) != 0) {
+		snprintf(err, errlen, "cannot start the admin server on %s (admin.listen)", p->cfg->admin.listen);
 		basic_free(a->basic);
 		event_free(a->timer);
 		event_free(a->kick);
@@ -1112,14 +1039,13 @@ admin_new(struct sidecar *sc, char *err, size_t errlen)
 		free(a);
 		return NULL;
 	}
-	a->accept_ev = event_new(sc->base, a->lfd, EV_READ | EV_PERSIST, accept_cb, a);
-	a->accept_pause = evtimer_new(sc->base, accept_resume_cb, a);
+	a->accept_ev = event_new(p->base, a->lfd, EV_READ | EV_PERSIST, accept_cb, a);
+	a->accept_pause = evtimer_new(p->base, accept_resume_cb, a);
 	event_add(a->accept_ev, NULL);
-	if (sc->cfg.master.runs_here)
-		a->proxy = httpc_new(sc->base, &sc->master_targets[PROBE_ADMIN], PROXY_POOL, PROXY_MAX_BODY,
-		    sc->cfg.admin.upstream_timeout_ms);
+	if (p->master != NULL)
+		a->proxy = httpc_new(p->base, p->master, PROXY_POOL, PROXY_MAX_BODY, p->cfg->admin.upstream_timeout_ms);
 	admin_run(a);
-	log_info("admin: listening on %s%s", sc->cfg.admin.listen, sc->tls.cert != NULL ? " (HTTPS)" : "");
+	log_info("admin: listening on %s%s", p->cfg->admin.listen, p->tls->cert != NULL ? " (HTTPS)" : "");
 	return a;
 }
 
@@ -1131,20 +1057,20 @@ admin_reload_tls(struct admin *a)
 {
 	struct tls_pem t;
 	char err[600];
-	if (a == NULL || a->sc->cfg.admin.tls_cert_file[0] == '\0')
+	if (a == NULL || a->p.cfg->admin.tls_cert_file[0] == '\0')
 		return;
-	if (tls_load(&a->sc->cfg, &t, err, sizeof err) != 0) {
+	if (tls_load(a->p.cfg, &t, err, sizeof err) != 0) {
 		log_err("admin: %s; still serving the certificate read before", err);
 		return;
 	}
 	mhd_stop(a, "the admin server is reloading its certificate");
-	tls_pem_free(&a->sc->tls);
-	a->sc->tls = t;
-	if (mhd_start(a, &a->sc->tls) != 0)
+	tls_pem_free(a->p.tls);
+	*a->p.tls = t;
+	if (mhd_start(a, a->p.tls) != 0)
 		fatalx(EX_UNAVAILABLE, "admin: cannot start the admin server again with the new certificate");
 	a->closing = 0;
 	admin_run(a);
-	log_notice("admin: serving %s again (admin.tls reloaded)", a->sc->cfg.admin.tls_cert_file);
+	log_notice("admin: serving %s again (admin.tls reloaded)", a->p.cfg->admin.tls_cert_file);
 }
 
 void

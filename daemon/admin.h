@@ -1,21 +1,66 @@
 #ifndef DAEMON_ADMIN_H
 #define DAEMON_ADMIN_H
 #include <stddef.h>
+#include <event2/event.h>
+#include "cfg.h"
 
-struct sidecar;
 struct admin;
+struct httpc_target;
+struct tls_pem;
 
-/* Start the admin HTTP server on admin.listen, driven by the sidecar's loop. NULL with err filled
- * when it cannot listen. */
-struct admin	*admin_new(struct sidecar *, char *, size_t);
-/* Answer every suspended request with 503 and stop listening. */
+/*
+ * The admin HTTP server, a transport: it listens (TLS when admin.tls says so), checks admin.auth,
+ * keeps its limits, holds long-polls and proxies the master's admin routes, and knows nothing of the
+ * daemon's state. What it answers besides the master's routes comes from the source it is given.
+ */
+
+/* One answer of the sidecar's own routes. */
+struct admin_answer {
+	int		 code;
+	const char	*ctype;
+	char		*body;		/* malloc'd; the server frees it */
+	size_t		 len;
+	char		 etag[40];	/* "": none; a route with one can be long-polled with ?since=<etag> */
+	const char	*retry_after;	/* a Retry-After header, or NULL */
+};
+
+/* What the server needs to know of the master to proxy to it. */
+struct admin_upstream {
+	const char	*state;		/* its state, for error bodies: "ready", "backoff", ..., "absent" */
+	int		 here;		/* a master runs on this node */
+	int		 running;	/* its process runs: a proxied request may be sent */
+	int		 metrics;	/* /metrics waits for its part (its admin port answered the last probe) */
+};
+
+struct admin_source {
+	/* The sidecar's own route path: ans filled, 0; -1 when path is none of its routes. */
+	int	(*answer)(void *, const char *, struct admin_answer *);
+	void	(*upstream)(void *, struct admin_upstream *);
+	void	*arg;
+};
+
+struct admin_params {
+	struct event_base		*base;
+	const struct cfg		*cfg;
+	const char			*token;		/* admin.auth's bearer token, or "" */
+	struct tls_pem			*tls;		/* admin.tls (cert NULL: plain HTTP); SIGHUP refills it */
+	const struct httpc_target	*master;	/* the master's admin port, or NULL when none runs here */
+	struct admin_source		 source;
+	double				*busy_until;	/* admin.busy_poll_us: the loop polls until then */
+};
+
+/* Start the admin HTTP server on admin.listen, driven by the loop. NULL with err filled when it
+ * cannot listen. */
+struct admin	*admin_new(const struct admin_params *, char *, size_t);
+/* Answer every held request and stop listening. */
 void		 admin_free(struct admin *);
 /* SIGHUP: serve admin.tls's certificate and key as the files now say (when they are good). */
 void		 admin_reload_tls(struct admin *);
-/* Something a long-poll may wait on changed (/endpoints, /gangs): answer those it concerns. */
+/* Something a long-poll may wait on changed: ask the source again and answer those it concerns
+ * (one answer per route, shared by every request that waits on it). */
 void		 admin_changed(struct admin *);
 /* Requests answered by an identical upstream GET already in flight (coalesced). */
 unsigned long	 admin_coalesced(const struct admin *);
-/* Long-polls of /endpoints and /gangs held now. */
+/* Long-polls held now. */
 long		 admin_long_polls(const struct admin *);
 #endif

@@ -19,7 +19,7 @@
 #include "child.h"
 #include "clock.h"
 #include "log.h"
-#include "metrics.h"
+#include "counters.h"
 #include "xalloc.h"
 
 #define DRAIN_BUDGET	(64 * 1024)	/* bytes of a child's output read per loop turn */
@@ -27,15 +27,11 @@
 
 extern char **environ;
 
-static const char *const state_names[CHILD_NSTATES] = {
-	"stopped", "starting", "ready", "backoff", "stopping", "fatal"
-};
-
 /* Every live child, for dispatching SIGCHLD by pid. */
 static struct child **children;
 static size_t nchildren;
 
-static void child_spawn(struct child *);
+static void apply(struct child *, int, const char *);
 static void backoff_cb(evutil_socket_t, short, void *);
 static void timer_clear(struct child *);
 static void set_state(struct child *, int, const char *, ...) __attribute__((format(printf, 3, 4)));
@@ -43,7 +39,7 @@ static void set_state(struct child *, int, const char *, ...) __attribute__((for
 const char *
 child_state_name(int s)
 {
-	return s >= 0 && s < CHILD_NSTATES ? state_names[s] : "?";
+	return lc_state_name(s);
 }
 
 int
@@ -60,11 +56,11 @@ set_state(struct child *c, int st, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(c->reason, sizeof c->reason, fmt, ap);
 	va_end(ap);
-	c->state = st;
+	c->state = c->lc.state = st;
 	c->state_at = mono_now();
 	if (old != st)
 		log_msg(st == CHILD_FATAL ? LOG_LVL_ERR : LOG_LVL_NOTICE, "%s: %s -> %s%s%s", c->name,
-		    state_names[old], state_names[st], c->reason[0] ? ": " : "", c->reason);
+		    lc_state_name(old), lc_state_name(st), c->reason[0] ? ": " : "", c->reason);
 	if (c->ops->changed != NULL)
 		c->ops->changed(c, old);
 }
@@ -338,8 +334,7 @@ backoff_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct child *c = arg;
 	timer_clear(c);
-	if (c->state == CHILD_BACKOFF)
-		child_spawn(c);
+	apply(c, LC_BACKOFF_DONE, NULL);
 }
 
 /* sig to the child's process group; before the child's setsid() has run there is no such group
@@ -361,21 +356,6 @@ kill_cb(evutil_socket_t fd, short what, void *arg)
 		    (long)c->pid, c->stop_timeout_ms);
 		signal_child(c, SIGKILL);
 	}
-}
-
-/* Back off before the next start: doubling from the initial delay, reset after a healthy run. */
-static void
-schedule_restart(struct child *c, double now, const char *why, int died)
-{
-	if (backoff_reset_due(c->ready_at, now, c->restart->reset_after_ms))
-		c->failures = 0;
-	c->failures++;
-	c->backoff_ms = backoff_delay(c->restart->backoff_initial_ms, c->restart->backoff_max_ms, c->failures);
-	/* The state change first: it queues the reconcile step (the endpoint files marked not ready)
-	 * ahead of a backoff of 0. A longer backoff still runs from now: that step overlaps it instead
-	 * of adding to it. */
-	set_state(c, CHILD_BACKOFF, "%s; restarting in %ld ms", why, c->backoff_ms);
-	backoff_set(c, c->backoff_ms, died);
 }
 
 /*
@@ -454,8 +434,9 @@ spawn(const struct child *c, int out, pid_t parent)
 	return clone(spawn_main, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
 }
 
+/* Start its process: SPAWNED once it exists, SPAWN_FAILED with why when it could not be started. */
 static void
-child_spawn(struct child *c)
+spawn_process(struct child *c)
 {
 	char why[256];
 	int pfd[2];
@@ -463,35 +444,27 @@ child_spawn(struct child *c)
 	pid_t parent = getpid(), pid;
 	double now = mono_now();
 
-	if (!c->managed && burst_exceeded(&c->burst, now, c->restart->burst_window_ms)) {
-		char last[sizeof c->reason];
-		snprintf(last, sizeof last, "%s", c->reason);
-		set_state(c, CHILD_FATAL, "more than %ld starts in %ld ms; not restarting (last: %s)",
-		    c->restart->burst, c->restart->burst_window_ms, last);
-		return;
-	}
-	burst_record(&c->burst, (unsigned)c->restart->burst, now);
 	c->ready_at = 0;
 	if (c->ops->prepare != NULL && c->ops->prepare(c, why, sizeof why) != 0) {
 		log_err("%s: not starting: %s", c->name, why);
-		schedule_restart(c, now, why, 0);
+		apply(c, LC_SPAWN_FAILED, why);
 		return;
 	}
 	if (pipe2(pfd, O_CLOEXEC) != 0) {
 		snprintf(why, sizeof why, "pipe: %s", strerror(errno));
-		schedule_restart(c, now, why, 0);
+		apply(c, LC_SPAWN_FAILED, why);
 		return;
 	}
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
 	pid = spawn(c, pfd[1], parent);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	metrics_observe(OP_SPAWN, pid < 0 ? ST_ERROR : ST_OK, mono_now() - now);
+	counters_observe(OP_SPAWN, pid < 0 ? ST_ERROR : ST_OK, mono_now() - now);
 	close(pfd[1]);
 	if (pid < 0) {
 		snprintf(why, sizeof why, "clone: %s", strerror(errno));
 		close(pfd[0]);
-		schedule_restart(c, now, why, 0);
+		apply(c, LC_SPAWN_FAILED, why);
 		return;
 	}
 	/* The new process runs where the sidecar ran, and its exec woke the sidecar, which the kernel
@@ -501,7 +474,6 @@ child_spawn(struct child *c)
 		sched_yield();
 	c->pid = pid;
 	c->spawned_at = now;
-	c->ready_at = 0;
 	c->tail_len = 0;
 	if (c->spawns++ > 0)
 		c->restarts++;
@@ -517,33 +489,7 @@ child_spawn(struct child *c)
 	}
 	log_info("%s: started pid %ld: %s%s", c->name, (long)pid, c->argv[0],
 	    c->argv[1] ? " ..." : "");
-	set_state(c, CHILD_STARTING, "pid %ld", (long)pid);
-	if (c->ops->spawned != NULL && c->state == CHILD_STARTING)
-		c->ops->spawned(c);
-	else if (c->ops->spawned == NULL && c->state == CHILD_STARTING)
-		child_ready(c);		/* nothing to probe: running is ready */
-}
-
-void
-child_start(struct child *c)
-{
-	if (c->pid > 0 || c->state == CHILD_STARTING || c->state == CHILD_READY)
-		return;
-	timer_clear(c);
-	c->shutting_down = 0;
-	child_spawn(c);
-}
-
-void
-child_ready(struct child *c)
-{
-	if (c->state != CHILD_STARTING)
-		return;
-	c->ready_at = mono_now();
-	c->ready_wall = wall_now();
-	c->ready_seconds = c->ready_at - c->spawned_at;
-	set_state(c, CHILD_READY, "pid %ld ready after %.3f s", (long)c->pid,
-	    c->ready_at - c->spawned_at);
+	apply(c, LC_SPAWNED, NULL);
 }
 
 static void
@@ -558,56 +504,128 @@ send_stop(struct child *c, int now)
 	timer_set(c, kill_cb, c->stop_timeout_ms);
 }
 
+/* The new state's words: what the table says happened, with this child's details. */
+static void
+enter(struct child *c, int state, int why, const char *d)
+{
+	char last[sizeof c->reason];
+	const char *w = d ? d : "";
+	switch (why) {
+	case LC_WHY_PID:
+		set_state(c, state, "pid %ld", (long)c->pid);
+		break;
+	case LC_WHY_READY:
+		set_state(c, state, "pid %ld ready after %.3f s", (long)c->pid, c->ready_at - c->spawned_at);
+		break;
+	case LC_WHY_BURST:
+		snprintf(last, sizeof last, "%s", c->reason);
+		set_state(c, state, "more than %ld starts in %ld ms; not restarting (last: %s)", c->restart->burst,
+		    c->restart->burst_window_ms, last);
+		break;
+	case LC_WHY_NOT_STARTED:
+	case LC_WHY_RESTARTING:
+		set_state(c, state, "%s; restarting in %ld ms", w, c->backoff_ms);
+		break;
+	case LC_WHY_GANG_DELAY:
+		set_state(c, state, "%s; restarting in %ld ms with its gang", w, c->backoff_ms);
+		break;
+	case LC_WHY_GANG_DECIDES:
+		set_state(c, state, "%s; its gang decides", w);
+		break;
+	case LC_WHY_POLICY:
+		set_state(c, state, "%s; restart policy %s", w, cfg_policy_name(c->restart->policy));
+		break;
+	case LC_WHY_SHUTDOWN:
+		set_state(c, state, "shutting down");
+		break;
+	default:	/* LC_WHY_FAILED, LC_WHY_EXIT, LC_WHY_GANG: the detail as it is */
+		set_state(c, state, "%s", w);
+		break;
+	}
+}
+
+/* One event through the lifecycle table (common/lifecycle.c), and its actions carried out: the
+ * state change first (it queues the reconcile step, so that the endpoint files are marked not
+ * ready ahead of a backoff of 0), then the timers and signals, then a spawn. */
+static void
+apply(struct child *c, int ev, const char *detail)
+{
+	double now = mono_now();
+	struct lc_ctx ctx = { c->restart->policy, c->managed, c->pid > 0,
+		burst_exceeded(&c->burst, now, c->restart->burst_window_ms) };
+	struct lc_actions a;
+	c->lc.state = c->state;
+	lc_next(&c->lc, ev, &ctx, &a);
+	if (a.cancel_timer)
+		timer_clear(c);
+	if (a.backoff == LC_BACKOFF_OWN) {
+		/* doubling from the initial delay, reset after a healthy run */
+		if (backoff_reset_due(c->ready_at, now, c->restart->reset_after_ms))
+			c->failures = 0;
+		c->failures++;
+		c->backoff_ms = backoff_delay(c->restart->backoff_initial_ms, c->restart->backoff_max_ms, c->failures);
+	} else if (a.backoff == LC_BACKOFF_GANG)
+		c->backoff_ms = c->gang_delay_ms;
+	if (a.why == LC_WHY_READY) {
+		c->ready_at = now;
+		c->ready_wall = wall_now();
+		c->ready_seconds = c->ready_at - c->spawned_at;
+	}
+	if (a.why != LC_WHY_NONE)
+		enter(c, c->lc.state, a.why, detail);
+	/* A longer backoff runs from now: the reconcile step overlaps it instead of adding to it. A
+	 * start that failed before its process existed waits for the next loop pass. */
+	if (a.backoff != LC_BACKOFF_NONE)
+		backoff_set(c, c->backoff_ms, ev != LC_SPAWN_FAILED);
+	if (a.term || a.kill)
+		send_stop(c, a.kill);
+	if (a.record_start)
+		burst_record(&c->burst, (unsigned)c->restart->burst, now);
+	if (a.spawn)
+		spawn_process(c);
+	if (ev == LC_SPAWNED && c->state == CHILD_STARTING) {
+		if (c->ops->spawned != NULL)
+			c->ops->spawned(c);
+		else
+			apply(c, LC_PROBED_READY, NULL);	/* nothing to probe: running is ready */
+	}
+}
+
+void
+child_start(struct child *c)
+{
+	apply(c, LC_START, NULL);
+}
+
+void
+child_ready(struct child *c)
+{
+	apply(c, LC_PROBED_READY, NULL);
+}
+
 void
 child_fail(struct child *c, const char *why)
 {
-	if (c->pid <= 0 || c->state == CHILD_STOPPING)
-		return;
-	c->restart_after_stop = 1;
-	set_state(c, CHILD_STOPPING, "%s", why);
-	send_stop(c, 0);
-}
-
-/* The gang's restart: the delay is its backoff, and its burst limit was checked by the gang. */
-static void
-start_in(struct child *c, long delay_ms, const char *why)
-{
-	c->gang_restart = 0;
-	c->backoff_ms = delay_ms;
-	set_state(c, CHILD_BACKOFF, "%s; restarting in %ld ms with its gang", why, delay_ms);
-	backoff_set(c, delay_ms, 1);
+	apply(c, LC_FAIL, why);
 }
 
 void
 child_restart_in(struct child *c, const char *why, long delay_ms)
 {
 	c->gang_delay_ms = delay_ms;
-	c->shutting_down = 0;
-	if (c->pid > 0) {
-		c->gang_restart = 1;
-		c->restart_after_stop = 0;
-		if (c->state != CHILD_STOPPING) {	/* one already stopping keeps its SIGKILL deadline */
-			set_state(c, CHILD_STOPPING, "%s", why);
-			send_stop(c, 0);
-		}
-	} else
-		start_in(c, delay_ms, why);
+	apply(c, LC_GANG_RESTART, why);
 }
 
 void
 child_stop(struct child *c, int now)
 {
-	c->shutting_down = 1;
-	c->restart_after_stop = 0;
-	c->gang_restart = 0;
-	if (c->pid > 0) {
-		if (c->state != CHILD_STOPPING)
-			set_state(c, CHILD_STOPPING, "shutting down");
-		send_stop(c, now);
-	} else if (c->state == CHILD_BACKOFF) {
-		timer_clear(c);
-		set_state(c, CHILD_STOPPED, "shutting down");
-	}
+	apply(c, now ? LC_STOP_NOW : LC_STOP, NULL);
+}
+
+int
+child_shutting_down(const struct child *c)
+{
+	return c->lc.shutting_down;
 }
 
 static void
@@ -625,7 +643,7 @@ child_exited(struct child *c, int status)
 {
 	char how[128];
 	double now = mono_now();
-	int was = c->state, failed, restart;
+	int was = c->state;
 
 	/* Whatever the process left in its group goes with it. */
 	kill(-c->pid, SIGKILL);
@@ -638,45 +656,13 @@ child_exited(struct child *c, int status)
 	describe_exit(status, how, sizeof how);
 	c->last_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	c->last_signal = WIFSIGNALED(status) ? WTERMSIG(status) : -1;
-	log_msg(c->shutting_down ? LOG_LVL_NOTICE : LOG_LVL_WARN, "%s: pid %ld %s after %.3f s",
+	log_msg(c->lc.shutting_down ? LOG_LVL_NOTICE : LOG_LVL_WARN, "%s: pid %ld %s after %.3f s",
 	    c->name, (long)c->pid, how, now - c->spawned_at);
 	c->pid = 0;
 	if (was == CHILD_STARTING)
 		log_tail(c, 20);
 
-	if (c->shutting_down) {
-		set_state(c, CHILD_STOPPED, "%s", how);
-		return;
-	}
-	if (c->managed && c->gang_restart) {
-		start_in(c, c->gang_delay_ms, how);
-		return;
-	}
-	if (c->managed) {
-		c->restart_after_stop = 0;
-		set_state(c, CHILD_STOPPED, "%s; its gang decides", how);
-		return;
-	}
-	failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-	if (c->restart_after_stop)
-		restart = 1;
-	else if (c->restart->policy == RESTART_ALWAYS)
-		restart = 1;
-	else if (c->restart->policy == RESTART_ON_FAILURE)
-		restart = failed;
-	else
-		restart = 0;
-	c->restart_after_stop = 0;
-	if (!restart) {
-		if (failed)
-			set_state(c, CHILD_FATAL, "%s; restart policy %s", how,
-			    cfg_policy_name(c->restart->policy));
-		else
-			set_state(c, CHILD_STOPPED, "%s; restart policy %s", how,
-			    cfg_policy_name(c->restart->policy));
-		return;
-	}
-	schedule_restart(c, now, how, 1);
+	apply(c, WIFEXITED(status) && WEXITSTATUS(status) == 0 ? LC_EXITED : LC_DIED, how);
 }
 
 size_t

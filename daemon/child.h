@@ -4,9 +4,11 @@
 #include <sys/types.h>
 #include <event2/event.h>
 #include "cfg.h"
+#include "lifecycle.h"
 
-enum child_state { CHILD_STOPPED, CHILD_STARTING, CHILD_READY, CHILD_BACKOFF, CHILD_STOPPING,
-	CHILD_FATAL, CHILD_NSTATES };
+/* The states are the lifecycle table's (common/lifecycle.h), which decides every transition. */
+enum child_state { CHILD_STOPPED = LC_STOPPED, CHILD_STARTING = LC_STARTING, CHILD_READY = LC_READY,
+	CHILD_BACKOFF = LC_BACKOFF, CHILD_STOPPING = LC_STOPPING, CHILD_FATAL = LC_FATAL, CHILD_NSTATES = LC_NSTATES };
 
 struct child;
 struct child_ops {
@@ -30,7 +32,8 @@ struct child {
 	const struct child_ops	*ops;
 	void			*arg;
 
-	int			 state;
+	int			 state;		/* enum child_state: lc.state, for its readers */
+	struct lc		 lc;		/* the state and what it remembers (lifecycle.h) */
 	pid_t			 pid;
 	int			 log_fd;
 	long long		 log_size;	/* bytes in log_path, for rotation */
@@ -38,12 +41,9 @@ struct child {
 	struct event		*pipe_ev;
 	struct event		*timer;		/* backoff, or SIGKILL after the stop timeout */
 	int			 timer_fd;	/* the backoff's timerfd, or -1 */
-	int			 restart_after_stop;
-	int			 shutting_down;
 	int			 managed;	/* a gang member: its gang decides each restart */
 	int			 yield;		/* give the CPU to the new process right after its start */
-	int			 gang_restart;	/* the gang restarts it once it has exited */
-	long			 gang_delay_ms;	/* after this long */
+	long			 gang_delay_ms;	/* its gang restarts it after this long */
 	unsigned		 restarts;	/* spawns after the first */
 	unsigned		 spawns;
 	unsigned		 failures;	/* consecutive, for the backoff */
@@ -74,6 +74,8 @@ void		 child_reopen_log(struct child *);
 /* Rotate each child's log when it reaches max_bytes (0: never), keeping name.log.1 .. name.log.keep. */
 void		 child_log_rotation(long long, int);
 int		 child_running(const struct child *);
+/* It is being stopped for good (child_stop): its exit is no failure. */
+int		 child_shutting_down(const struct child *);
 const char	*child_state_name(int);
 /* Every supervised child, in creation order. */
 size_t		 child_list(struct child ***);

@@ -15,7 +15,7 @@
 #include "envfile.h"
 #include "epcheck.h"
 #include "log.h"
-#include "metrics.h"
+#include "counters.h"
 #include "workerenv.h"
 #include "url.h"
 #include "topology.h"
@@ -261,7 +261,7 @@ flush(struct endpoints *e)
 		fsync_dir(e->json_path);
 		e->disk_ready = 0;
 	}
-	metrics_observe(OP_WRITE_ENDPOINTS, rc ? ST_ERROR : ST_OK, mono_now() - t0);
+	counters_observe(OP_WRITE_ENDPOINTS, rc ? ST_ERROR : ST_OK, mono_now() - t0);
 	if (rc != 0) {
 		struct timeval tv;
 		if (strcmp(e->error, err) != 0)
@@ -362,6 +362,24 @@ endpoints_mirror(struct endpoints *e, const char *text, char *err, size_t errlen
 	}
 	set_state(e, (unsigned)v.generation, v.ready, &ma, xstrdup(text), not_ready);
 	return 0;
+}
+
+int
+endpoints_mirror_not_ready(struct endpoints *e)
+{
+	json_t *j;
+	char *s, err[256];
+	int rc;
+	if (e->json == NULL || !e->ready)
+		return 0;
+	j = json_loads(e->json, 0, NULL);
+	json_object_set_new(j, "ready", json_false());
+	s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(j);
+	if ((rc = endpoints_mirror(e, s, err, sizeof err)) != 0)
+		log_err("endpoints: cannot mark the files not ready: %s", err);
+	free(s);
+	return rc;
 }
 
 int

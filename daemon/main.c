@@ -15,18 +15,21 @@
 #include "addrs.h"
 #include "admin.h"
 #include "atomicfile.h"
+#include "auth.h"
 #include "cfg.h"
+#include "clock.h"
+#include "counters.h"
 #include "endpoints.h"
 #include "follow.h"
-#include "workerenv.h"
-#include "clock.h"
 #include "log.h"
 #include "master.h"
-#include "metrics.h"
 #include "notify.h"
 #include "plan.h"
+#include "routes.h"
 #include "sidecar.h"
+#include "status.h"
 #include "topology.h"
+#include "view.h"
 #include "workers.h"
 
 static struct sidecar sc;
@@ -48,6 +51,30 @@ master_changed(struct master *m, void *arg)
 	sidecar_changed(arg);
 }
 
+/* The admin server's source: the sidecar's own routes, answered from a view of the moment. */
+static int
+admin_answer(void *arg, const char *path, struct admin_answer *ans)
+{
+	struct view v;
+	int rc;
+	sidecar_view(arg, &v);
+	rc = routes_answer(&v, path, ans);
+	view_free(&v);
+	return rc;
+}
+
+/* What the admin server's proxy needs to know of the master. */
+static void
+admin_upstream(void *arg, struct admin_upstream *u)
+{
+	const struct sidecar *s = arg;
+	const struct child *c = s->master ? master_child(s->master) : NULL;
+	u->state = c ? child_state_name(c->state) : "absent";
+	u->here = c != NULL;
+	u->running = c != NULL && c->pid > 0 && (c->state == CHILD_STARTING || c->state == CHILD_READY);
+	u->metrics = u->running && master_probe_stat(s->master, PROBE_ADMIN)->ok;
+}
+
 /* This node's address, decided once before the loop. A job.network_interface this node lacks is an
  * error only where workers run (workers_new says so); elsewhere the name decides, with a warning. */
 static void
@@ -62,12 +89,6 @@ node_address(struct sidecar *s)
 		    c->job.network_interface, s->node_addr.addr, s->node_addr.source);
 	}
 	log_info("this node (%s) is %s: %s", s->cfg.job.node, s->node_addr.addr, s->node_addr.source);
-}
-
-static void
-files_changed(void *arg)
-{
-	sidecar_changed(arg);
 }
 
 /* A stop signal is recorded; the reconcile step stops the workers, then the master. */
@@ -164,7 +185,7 @@ check_names(struct sidecar *s, struct strv *errs)
 		strv_pushf(errs, "%s", err);
 	if (needs_peer_tls(cfg) && tls_client_cred("master.ca_file", cfg->master.ca_file, &s->peer_cred, err, sizeof err) != 0)
 		strv_pushf(errs, "%s", err);
-	if (cfg->admin.bearer_token_file[0] != '\0' && sidecar_read_token(cfg->admin.bearer_token_file,
+	if (cfg->admin.bearer_token_file[0] != '\0' && auth_token_read(cfg->admin.bearer_token_file,
 	    s->token, sizeof s->token, err, sizeof err) != 0)
 		strv_pushf(errs, "admin.auth.bearer_token_file: %s", err);
 }
@@ -264,8 +285,16 @@ check_config(const char *path, const struct cfg_overrides *ov, struct sidecar *s
 	return rc;
 }
 
-int
-main(int argc, char **argv)
+/* What the command line asks for. */
+struct args {
+	const char		*path, *status_url, *token_file, *cacert;
+	struct cfg_overrides	 ov;
+	int			 check, plan, verbose, status;
+};
+
+/* Parse argv; returns -1 to carry on, else the exit code (--version, --help, a usage error). */
+static int
+parse_args(int argc, char **argv, struct args *a)
 {
 	enum { OPT_PLAN = 256, OPT_NODE, OPT_LISTEN, OPT_STATUS, OPT_TOKEN_FILE, OPT_CACERT };
 	static const struct option longopts[] = {
@@ -282,21 +311,14 @@ main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *path = "/etc/mooncake-sidecar/sidecar.json", *status_url = NULL, *token_file = NULL;
-	const char *cacert = NULL;
-	struct cfg_overrides ov = { NULL, NULL };
-	int opt, check = 0, plan = 0, verbose = 0, status = 0;
-	int sigs[NSIG], nsigs = 0;
-	struct event *sigev[NSIG];
-	struct topology topo;	/* built by check_config, handed to the plan or the workers */
-	char err[512];
-	int exit_code = 0;
-
+	int opt;
+	memset(a, 0, sizeof *a);
+	a->path = "/etc/mooncake-sidecar/sidecar.json";
 	while ((opt = getopt_long(argc, argv, "c:nvVh", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'c': path = optarg; break;
-		case 'n': check = 1; break;
-		case 'v': verbose = 1; break;
+		case 'c': a->path = optarg; break;
+		case 'n': a->check = 1; break;
+		case 'v': a->verbose = 1; break;
 		case 'V': printf("mooncake-sidecar %s\n", PACKAGE_VERSION); return 0;
 		case 'h': usage(stdout); return 0;
 		case OPT_PLAN:
@@ -304,17 +326,17 @@ main(int argc, char **argv)
 				log_print(LOG_LVL_ERR, "--plan takes no value or \"all\", got \"%s\"", optarg);
 				return EX_USAGE;
 			}
-			plan = optarg ? 2 : 1;
+			a->plan = optarg ? 2 : 1;
 			break;
-		case OPT_NODE: ov.node = optarg; break;
-		case OPT_LISTEN: ov.listen = optarg; break;
-		case OPT_TOKEN_FILE: token_file = optarg; break;
-		case OPT_CACERT: cacert = optarg; break;
+		case OPT_NODE: a->ov.node = optarg; break;
+		case OPT_LISTEN: a->ov.listen = optarg; break;
+		case OPT_TOKEN_FILE: a->token_file = optarg; break;
+		case OPT_CACERT: a->cacert = optarg; break;
 		case OPT_STATUS:
-			status = 1;
-			status_url = optarg;
-			if (status_url == NULL && optind < argc && argv[optind][0] != '-')
-				status_url = argv[optind++];
+			a->status = 1;
+			a->status_url = optarg;
+			if (a->status_url == NULL && optind < argc && argv[optind][0] != '-')
+				a->status_url = argv[optind++];
 			break;
 		default: usage(stderr); return EX_USAGE;
 		}
@@ -324,21 +346,113 @@ main(int argc, char **argv)
 		usage(stderr);
 		return EX_USAGE;
 	}
-	log_init(verbose);
-	if (status)
-		return status_main(status_url ? status_url : "http://127.0.0.1:9103", token_file, cacert);
-	if (check_config(path, &ov, &sc, !check, &topo) != 0) {
-		tls_pem_free(&sc.tls);
-		tls_client_cred_free(sc.peer_cred);
-		cfg_free(&sc.cfg);
+	return -1;
+}
+
+/* Every signal is an event on the loop: the stop signals, SIGHUP/SIGUSR1, SIGCHLD, and those whose
+ * default action would end the sidecar (caught and ignored). Returns how many. */
+static int
+signals_add(struct sidecar *s, struct event **ev, int max)
+{
+	static const int handled[] = {
+		SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGCHLD, SIGUSR2, SIGALRM, SIGVTALRM,
+		SIGPROF, SIGIO, SIGPWR, SIGXCPU, SIGXFSZ, SIGSTKFLT, SIGTRAP, SIGTSTP, SIGTTIN, SIGTTOU
+	};
+	int n = 0;
+	for (size_t i = 0; i < sizeof handled / sizeof handled[0] && n < max; i++)
+		ev[n++] = evsignal_new(s->base, handled[i], signal_cb, s);
+	for (int rt = SIGRTMIN; rt <= SIGRTMAX && n < max; rt++)
+		ev[n++] = evsignal_new(s->base, rt, signal_cb, s);
+	for (int i = 0; i < n; i++)
+		event_add(ev[i], NULL);
+	return n;
+}
+
+/* What the sidecar runs: the workers (addresses first: a job whose workers could not reach each
+ * other starts nothing), the admin server, then as the user it becomes the endpoint files and
+ * either the master or the follower of the head. */
+static void
+components_start(struct sidecar *s, struct topology *topo)
+{
+	struct workers_env wenv = { s->base, &s->cfg, &s->peers, &s->node_addr, s->iface_missing, sidecar_changed, s };
+	struct admin_params ap = { s->base, &s->cfg, s->token, &s->tls,
+		s->cfg.master.runs_here ? &s->master_targets[PROBE_ADMIN] : NULL,
+		{ admin_answer, admin_upstream, s }, &s->busy_until };
+	char err[512];
+	s->peers = (struct peers){ s->base, &s->cfg, s->token, s->peer_cred };
+	node_address(s);
+	wenv.iface_missing = s->iface_missing;
+	if ((s->workers = workers_new(&wenv, topo, err, sizeof err)) == NULL)
+		fatalx(EX_CONFIG, "workers: %s", err);
+	if ((s->admin = admin_new(&ap, err, sizeof err)) == NULL)
+		fatalx(EX_UNAVAILABLE, "admin: %s", err);
+	become_user(&s->cfg);
+	s->endpoints = endpoints_new(&s->cfg, s->base, s->node_addr.addr, workers_topology(s->workers),
+	    sidecar_changed, s);
+	if (s->cfg.master.runs_here) {
+		snprintf(s->master_address, sizeof s->master_address, "%s", s->cfg.master.address[0] != '\0' ?
+		    s->cfg.master.address : s->node_addr.addr);
+		s->master = master_new(s->base, &s->cfg, s->master_targets, master_changed, s);
+		master_start(s->master);
+	} else if ((s->follow = follow_new(&s->peers, s->endpoints, sidecar_changed, s, err, sizeof err)) == NULL)
+		fatalx(EX_UNAVAILABLE, "%s", err);
+	sidecar_changed(s);
+}
+
+/* Whatever happened before, the files say not ready at exit, or the exit status says why not. */
+static int
+components_stop(struct sidecar *s)
+{
+	int exit_code = 0;
+	if (endpoints_flush(s->endpoints) != 0) {
+		log_err("endpoints: exiting with files that could not be brought up to date: %s",
+		    endpoints_error(s->endpoints));
+		exit_code = EX_IOERR;
+	}
+	/* the admin server first: the long-polls it still holds are answered from the state below */
+	admin_free(s->admin);
+	s->admin = NULL;
+	follow_free(s->follow);
+	workers_free(s->workers);
+	s->workers = NULL;
+	if (s->master != NULL)
+		master_free(s->master);
+	endpoints_free(s->endpoints);
+	sidecar_free_events(s);
+	return exit_code;
+}
+
+static void
+config_free(struct sidecar *s)
+{
+	tls_pem_free(&s->tls);
+	tls_client_cred_free(s->peer_cred);
+	cfg_free(&s->cfg);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct args args;
+	struct event *sigev[NSIG];
+	struct topology topo;	/* built by check_config, handed to the plan or the workers */
+	char err[512];
+	int rc, nsigs;
+
+	if ((rc = parse_args(argc, argv, &args)) >= 0)
+		return rc;
+	log_init(args.verbose);
+	if (args.status)
+		return status_main(args.status_url ? args.status_url : "http://127.0.0.1:9103", args.token_file,
+		    args.cacert);
+	if (check_config(args.path, &args.ov, &sc, !args.check, &topo) != 0) {
+		config_free(&sc);
 		return EX_CONFIG;
 	}
-	if (check || plan) {
-		int rc = plan ? plan_print(&sc.cfg, &topo, plan == 2, stdout) : 0;
+	if (args.check || args.plan) {
+		rc = args.plan ? plan_print(&sc.cfg, &topo, args.plan == 2, stdout) : 0;
 		topology_free(&topo);
-		tls_pem_free(&sc.tls);
-		tls_client_cred_free(sc.peer_cred);
-		cfg_free(&sc.cfg);
+		config_free(&sc);
 		return rc;
 	}
 
@@ -350,55 +464,21 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	/* Orphaned grandchildren of the master (a wrapper's children) come back to us to be reaped. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	sc.base = event_base_new();
-	if (sc.base == NULL)
+	if ((sc.base = event_base_new()) == NULL)
 		fatalx(EX_OSERR, "event_base_new failed");
-	{
-		static const int handled[] = {
-			SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGCHLD, SIGUSR2, SIGALRM, SIGVTALRM,
-			SIGPROF, SIGIO, SIGPWR, SIGXCPU, SIGXFSZ, SIGSTKFLT, SIGTRAP, SIGTSTP, SIGTTIN, SIGTTOU
-		};
-		for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++)
-			sigs[nsigs++] = handled[i];
-		for (int rt = SIGRTMIN; rt <= SIGRTMAX && nsigs < NSIG; rt++)
-			sigs[nsigs++] = rt;
-	}
-	for (int i = 0; i < nsigs; i++) {
-		sigev[i] = evsignal_new(sc.base, sigs[i], signal_cb, &sc);
-		event_add(sigev[i], NULL);
-	}
+	nsigs = signals_add(&sc, sigev, NSIG);
 	notify_init(sc.base);
 	fd_budget(&sc.cfg);
 	sc.started = mono_now();
-	metrics_init();
+	sc.started_wall = wall_now();
 	log_notice("mooncake-sidecar %s on node %s, job %s, run dir %s", PACKAGE_VERSION,
 	    sc.cfg.job.node, sc.cfg.job.id, sc.cfg.job.run_dir);
 	/* The unit runs it as a dynamic unprivileged user; as root, so is everything it starts, unless
-	 * job.user says whom to become (below, once the admin port is bound). */
+	 * job.user says whom to become (once the admin port is bound). */
 	if (geteuid() == 0 && getenv("INVOCATION_ID") == NULL && sc.cfg.job.user[0] == '\0')
 		log_warn("running as root outside systemd: the master and every worker run as root too; "
 		    "use the unit (DynamicUser=yes), set job.user, or start it as an unprivileged user");
-	/* Addresses first: a job whose workers could not reach each other starts nothing. */
-	node_address(&sc);
-	if ((sc.workers = workers_new(&sc, &topo, err, sizeof err)) == NULL)
-		fatalx(EX_CONFIG, "workers: %s", err);
-	if ((sc.admin = admin_new(&sc, err, sizeof err)) == NULL)
-		fatalx(EX_UNAVAILABLE, "admin: %s", err);
-	become_user(&sc.cfg);
-	if (sc.cfg.master.runs_here) {
-		snprintf(sc.master_address, sizeof sc.master_address, "%s", sc.cfg.master.address[0] != '\0' ?
-		    sc.cfg.master.address : sc.node_addr.addr);
-		sc.endpoints = endpoints_new(&sc.cfg, sc.base, sc.node_addr.addr, workers_topology(sc.workers),
-		    files_changed, &sc);
-		sc.master = master_new(sc.base, &sc.cfg, sc.master_targets, master_changed, &sc);
-		master_start(sc.master);
-	} else {
-		sc.endpoints = endpoints_new(&sc.cfg, sc.base, sc.node_addr.addr, workers_topology(sc.workers),
-		    files_changed, &sc);
-		if ((sc.follow = follow_new(&sc, err, sizeof err)) == NULL)
-			fatalx(EX_UNAVAILABLE, "%s", err);
-	}
-	sidecar_changed(&sc);
+	components_start(&sc, &topo);
 
 	/* With admin.busy_poll_us, the loop polls without sleeping for that long after an answer to a
 	 * client asking back to back (see admin_run()): in a VM an idle CPU is halted, and waking it
@@ -407,30 +487,13 @@ main(int argc, char **argv)
 		if (event_base_loop(sc.base, sc.busy_until > mono_now() ? EVLOOP_NONBLOCK : EVLOOP_ONCE) != 0)
 			break;	/* no events left (1), or an error (-1), as event_base_dispatch */
 
-	/* Whatever happened before, the files say not ready at exit, or the exit status says why not. */
-	if (endpoints_flush(sc.endpoints) != 0) {
-		log_err("endpoints: exiting with files that could not be brought up to date: %s",
-		    endpoints_error(sc.endpoints));
-		exit_code = EX_IOERR;
-	}
-	/* the admin server first: the long-polls it still holds are answered from the state below */
-	admin_free(sc.admin);
-	sc.admin = NULL;
-	follow_free(sc.follow);
-	workers_free(sc.workers);
-	sc.workers = NULL;
-	if (sc.master != NULL)
-		master_free(sc.master);
-	endpoints_free(sc.endpoints);
-	sidecar_free_events(&sc);
-	metrics_free();
+	rc = components_stop(&sc);
+	counters_free();
 	notify_free();
 	for (int i = 0; i < nsigs; i++)
 		event_free(sigev[i]);
 	event_base_free(sc.base);
-	tls_pem_free(&sc.tls);
-	tls_client_cred_free(sc.peer_cred);
-	cfg_free(&sc.cfg);
+	config_free(&sc);
 	log_notice("stopped");
-	return exit_code;
+	return rc;
 }

@@ -10,7 +10,7 @@
 #include "mhealth.h"
 #include "workerenv.h"
 #include "master.h"
-#include "metrics.h"
+#include "counters.h"
 #include "ports.h"
 #include "httpc.h"
 #include "url.h"
@@ -323,7 +323,7 @@ probe_done(const struct httpc_response *r, void *arg)
 		    r->detail);
 	else
 		snprintf(st->detail, sizeof st->detail, "%s", ok ? "ok" : r->detail);
-	metrics_observe(OP_PROBE_RPC + sl->idx, ok ? ST_OK : r->outcome == HTTPC_TIMEOUT ?
+	counters_observe(OP_PROBE_RPC + sl->idx, ok ? ST_OK : r->outcome == HTTPC_TIMEOUT ?
 	    ST_TIMEOUT : ST_ERROR, r->seconds);
 	st->ok = ok;
 	st->seconds = r->seconds;

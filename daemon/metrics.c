@@ -7,86 +7,9 @@
 #include <unistd.h>
 #include "atomicfile.h"
 #include "clock.h"
-#include "metrics.h"
+#include "counters.h"
 #include "prom.h"
-#include "sidecar.h"
-#include "view.h"
-#include "workers.h"
-#include "xalloc.h"
-
-static const double buckets[] = { 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4 };
-#define NBUCKETS	(sizeof buckets / sizeof buckets[0])
-static const char *const op_names[OP_COUNT] = {
-	"probe_rpc", "probe_metadata", "probe_admin", "proxy", "spawn", "write_endpoints", "health_check"
-};
-static const char *const st_names[ST_COUNT] = { "ok", "error", "timeout" };
-
-static struct prom_hist hist[OP_COUNT][ST_COUNT];
-
-struct http_count {
-	char		*route;
-	int		 code;
-	unsigned long	 n;
-};
-static struct http_count *http;
-static size_t nhttp;
-static double started_wall;
-
-void
-metrics_init(void)
-{
-	started_wall = wall_now();
-}
-
-void
-metrics_free(void)
-{
-	for (size_t i = 0; i < nhttp; i++)
-		free(http[i].route);
-	free(http);
-	http = NULL;
-	nhttp = 0;
-}
-
-void
-metrics_observe(int op, int st, double secs)
-{
-	if (op < 0 || op >= OP_COUNT || st < 0 || st >= ST_COUNT)
-		return;
-	prom_hist_observe(&hist[op][st], buckets, NBUCKETS, secs);
-}
-
-void
-metrics_http(const char *route, int code)
-{
-	for (size_t i = 0; i < nhttp; i++)
-		if (http[i].code == code && strcmp(http[i].route, route) == 0) {
-			http[i].n++;
-			return;
-		}
-	http = xrealloc(http, (nhttp + 1) * sizeof *http);
-	http[nhttp++] = (struct http_count){ xstrdup(route), code, 1 };
-}
-
-static void
-render_ops(struct buf *b)
-{
-	prom_family(b, "mooncake_sidecar_operation_duration_seconds",
-	    "Duration of the sidecar's operations (probes, proxied requests, spawns, endpoint writes).",
-	    "histogram");
-	for (int o = 0; o < OP_COUNT; o++)
-		for (int s = 0; s < ST_COUNT; s++) {
-			const char *l[] = { "operation", op_names[o], "status", st_names[s], NULL };
-			prom_histogram(b, "mooncake_sidecar_operation_duration_seconds", l, buckets, NBUCKETS,
-			    &hist[o][s]);
-		}
-	prom_family(b, "mooncake_sidecar_operations_total", "Operations by kind and outcome.", "counter");
-	for (int o = 0; o < OP_COUNT; o++)
-		for (int s = 0; s < ST_COUNT; s++) {
-			const char *l[] = { "operation", op_names[o], "status", st_names[s], NULL };
-			prom_sample(b, "mooncake_sidecar_operations_total", l, (double)hist[o][s].count);
-		}
-}
+#include "render.h"
 
 static void
 render_children(struct buf *b, const struct view *v)
@@ -128,23 +51,48 @@ render_children(struct buf *b, const struct view *v)
 	prom_family(b, "mooncake_sidecar_upstream_up",
 	    "1 when the master's admin port answered the last probe.", "gauge");
 	prom_sample(b, "mooncake_sidecar_upstream_up", NULL, v->master_pid > 0 && v->probes[VIEW_ADMIN].ok);
+	prom_family(b, "mooncake_sidecar_ready", "1 when this node is ready: its master (if any) ready and "
+	    "published, its endpoint files written, every worker healthy (what /readyz and READY=1 say).", "gauge");
+	prom_sample(b, "mooncake_sidecar_ready", NULL, v->ready);
 }
 
+/* Time to ready by worker group, and each gang's generation, restarts and whether it may run. */
 static void
-render_http(struct buf *b)
+render_workers(struct buf *b, const struct view *v)
 {
-	char code[16];
-	prom_family(b, "mooncake_sidecar_http_requests_total", "Admin HTTP requests by route and status.",
+	prom_family(b, "mooncake_sidecar_worker_ready_seconds", "Time from a worker's exec to its first healthy "
+	    "check (model loading), by group.", "histogram");
+	for (size_t g = 0; g < v->nready_hist; g++) {
+		char idx[24];
+		const char *l[] = { "group", v->ready_hist[g].role, "group_index", idx, NULL };
+		snprintf(idx, sizeof idx, "%zu", v->ready_hist[g].index);
+		prom_histogram(b, "mooncake_sidecar_worker_ready_seconds", l, view_ready_buckets, VIEW_READY_NBUCKETS,
+		    &v->ready_hist[g].hist);
+	}
+	prom_family(b, "mooncake_sidecar_gang_generation",
+	    "The generation of a gang with members on this node (one more at each gang restart).", "gauge");
+	for (size_t i = 0; i < v->ngangs; i++) {
+		const char *l[] = { "gang", v->gangs[i].name, NULL };
+		prom_sample(b, "mooncake_sidecar_gang_generation", l, v->gangs[i].generation);
+	}
+	prom_family(b, "mooncake_sidecar_gang_restarts_total", "Gang restarts applied on this node, by group and reason.",
 	    "counter");
-	for (size_t i = 0; i < nhttp; i++) {
-		const char *l[] = { "route", http[i].route, "code", code, NULL };
-		snprintf(code, sizeof code, "%d", http[i].code);
-		prom_sample(b, "mooncake_sidecar_http_requests_total", l, (double)http[i].n);
+	for (size_t i = 0; i < v->ngangs; i++)
+		for (int r = 0; r < GANG_NREASONS; r++) {
+			const char *l[] = { "gang", v->gangs[i].name, "group", v->gangs[i].group, "reason",
+			    gang_reason_name(r), NULL };
+			prom_sample(b, "mooncake_sidecar_gang_restarts_total", l, v->gangs[i].by_reason[r]);
+		}
+	prom_family(b, "mooncake_sidecar_gang_up", "Whether a gang with members here may run: 0 once it is fatal "
+	    "or stopped by its restart policy.", "gauge");
+	for (size_t i = 0; i < v->ngangs; i++) {
+		const char *l[] = { "gang", v->gangs[i].name, NULL };
+		prom_sample(b, "mooncake_sidecar_gang_up", l, v->gangs[i].up);
 	}
 }
 
 static void
-render_process(struct buf *b)
+render_process(struct buf *b, double started_wall)
 {
 	struct rusage ru;
 	long pages = 0, fds = 0;
@@ -176,20 +124,17 @@ render_process(struct buf *b)
 }
 
 void
-metrics_render(struct buf *b, const struct sidecar *sc)
+render_metrics(const struct view *v, struct buf *b)
 {
-	struct view v;
-	view_build(sc, &v);
-	render_ops(b);
-	render_children(b, &v);
-	workers_metrics(sc->workers, b);
+	counters_render_ops(b);
+	render_children(b, v);
+	render_workers(b, v);
 	prom_family(b, "mooncake_sidecar_admin_long_polls", "Long-polls of /endpoints and /gangs held now "
 	    "(at most admin.max_waiters).", "gauge");
-	prom_sample(b, "mooncake_sidecar_admin_long_polls", NULL, (double)v.long_polls);
+	prom_sample(b, "mooncake_sidecar_admin_long_polls", NULL, (double)v->long_polls);
 	prom_family(b, "mooncake_sidecar_proxy_coalesced_total",
 	    "Proxied requests answered by an identical request to the master already in flight.", "counter");
-	prom_sample(b, "mooncake_sidecar_proxy_coalesced_total", NULL, (double)v.coalesced);
-	render_http(b);
-	render_process(b);
-	view_free(&v);
+	prom_sample(b, "mooncake_sidecar_proxy_coalesced_total", NULL, (double)v->coalesced);
+	counters_render_http(b);
+	render_process(b, v->start_wall);
 }

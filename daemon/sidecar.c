@@ -10,24 +10,27 @@
 #include <string.h>
 #include <event2/event.h>
 #include "admin.h"
-#include "auth.h"
 #include "child.h"
+#include "clock.h"
 #include "endpoints.h"
 #include "follow.h"
 #include "log.h"
 #include "master.h"
 #include "notify.h"
+#include "readiness.h"
 #include "reconcile.h"
 #include "sidecar.h"
 #include "view.h"
 #include "workerenv.h"
 #include "workers.h"
+#include "xalloc.h"
 
 static void	step(evutil_socket_t, short, void *);
 
 void
-sidecar_changed(struct sidecar *s)
+sidecar_changed(void *arg)
 {
+	struct sidecar *s = arg;
 	if (s->reconcile_ev == NULL)
 		s->reconcile_ev = event_new(s->base, -1, 0, step, s);
 	event_active(s->reconcile_ev, 0, 0);
@@ -83,6 +86,7 @@ target_of(const struct sidecar *s, struct target *t)
 static void
 gather(const struct sidecar *s, const struct target *t, struct rc_state *st)
 {
+	struct view v;
 	memset(st, 0, sizeof *st);
 	if (s->master != NULL) {
 		const struct child *c = master_child(s->master);
@@ -109,6 +113,10 @@ gather(const struct sidecar *s, const struct target *t, struct rc_state *st)
 	st->workers = workers_count(s->workers);
 	st->workers_ready = workers_ready(s->workers);
 	st->workers_running = workers_running(s->workers);
+	st->follow_lost = follow_lost(s->follow);
+	sidecar_view(s, &v);
+	st->node_ready = v.ready;
+	view_free(&v);
 }
 
 static void
@@ -126,12 +134,13 @@ orphans_kill_cb(evutil_socket_t fd, short what, void *arg)
 static void
 act(struct sidecar *s, const struct target *t, const struct rc_actions *a)
 {
-	char status[2048];
 	if (a->reopen_logs && s->master != NULL)
 		master_reopen_log(s->master);
 	if (a->reopen_logs)
 		admin_reload_tls(s->admin);
-	if (a->publish != RC_PUBLISH_NONE) {
+	if (a->publish != RC_PUBLISH_NONE && s->master == NULL)
+		endpoints_mirror_not_ready(s->endpoints);
+	else if (a->publish != RC_PUBLISH_NONE) {
 		struct endpoints_master m = t->m;
 		if (a->publish == RC_PUBLISH_NOT_READY)
 			m.ready_wall = 0;
@@ -145,8 +154,14 @@ act(struct sidecar *s, const struct target *t, const struct rc_actions *a)
 		s->workers_stop_sent = a->stop_workers;
 		workers_stop(s->workers, a->stop_workers == 2);
 	}
-	if (a->start_workers)
-		workers_update(s->workers);
+	if (a->start_workers) {
+		struct kvlist env = { 0 };
+		int have = s->endpoints != NULL && endpoints_worker_env(s->endpoints, &env) == 0;
+		struct workers_files f = { s->endpoints != NULL && endpoints_ready(s->endpoints),
+			s->endpoints != NULL ? endpoints_generation(s->endpoints) : 0, have ? &env : NULL };
+		workers_step(s->workers, &f);
+		kvlist_clear(&env);
+	}
 	if (a->stop_master) {
 		s->master_stop_sent = a->stop_master;
 		master_stop(s->master, a->stop_master == 2);
@@ -163,14 +178,13 @@ act(struct sidecar *s, const struct target *t, const struct rc_actions *a)
 	admin_changed(s->admin);
 	if (a->notify != RC_NOTIFY_NONE) {
 		struct view v;
-		view_build(s, &v);
-		view_status_text(&v, status, sizeof status);
-		view_free(&v);
+		sidecar_view(s, &v);
 		if (a->notify == RC_NOTIFY_READY) {
-			notify_ready(status);
+			notify_ready(v.status_line);
 			s->ready_sent = 1;
 		} else
-			notify_status(status);
+			notify_status(v.status_line);
+		view_free(&v);
 	}
 }
 
@@ -205,21 +219,103 @@ sidecar_free_events(struct sidecar *s)
 	s->reconcile_ev = NULL;
 }
 
-int
-sidecar_read_token(const char *path, char *out, size_t len, char *err, size_t errlen)
+/* The readiness rule (common/readiness.c) over the view: its answer and the STATUS= line, in it. */
+static void
+readiness_of(struct view *v, int stopping, int standby_without_leader)
 {
-	char buf[AUTH_TOKEN_MAX + 2], why[256];
-	size_t n;
-	FILE *f = fopen(path, "re");
-	if (f == NULL) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
+	struct rd_facts f = { 0 };
+	char why[2048], line[2048];
+	f.stopping = stopping;
+	f.has_master = v->has_master;
+	f.master_ready = v->master_ready;
+	f.master_state = v->has_master ? v->master_state : "absent";
+	f.master_reason = v->master_reason ? v->master_reason : "";
+	f.master_pid = v->master_pid;
+	f.master_restarts = v->master_restarts;
+	f.standby_without_leader = standby_without_leader;
+	f.master_node = v->master_node;
+	f.follow_state = v->follow_state;
+	f.files_ready = v->files_ready;
+	f.files_gen = v->files_gen;
+	f.files_error = v->files_error;
+	f.workers = v->nworkers;
+	f.workers_healthy = v->workers_healthy;
+	f.workers_waiting = v->workers_waiting;
+	for (size_t i = 0; i < v->nworkers && f.worker_name == NULL; i++) {
+		const struct view_worker *w = &v->workers[i];
+		if (strcmp(w->state, "ready") == 0)
+			continue;
+		f.worker_name = w->name;
+		f.worker_state = w->state;
+		f.worker_detail = strcmp(w->state, "starting") == 0 && w->last[0] ? w->last : w->reason;
 	}
-	n = fread(buf, 1, sizeof buf, f);
-	fclose(f);
-	if (auth_token_parse(buf, n, out, len, why, sizeof why) != 0) {
-		snprintf(err, errlen, "%s: %s", path, why);
-		return -1;
+	v->ready = readiness(&f, why, sizeof why);
+	v->ready_reason = view_str(v, why);
+	readiness_status_line(&f, line, sizeof line);
+	v->status_line = view_str(v, line);
+}
+
+/* The one place that reads the master, the children, the endpoint files, the follower and the
+ * workers for the outputs: every value copied into the view. */
+void
+sidecar_view(const struct sidecar *sc, struct view *v)
+{
+	const struct child *c = sc->master ? master_child(sc->master) : NULL;
+	const struct endpoints *e = sc->endpoints;
+	struct child **list;
+	size_t n = child_list(&list);
+	double now = mono_now();
+	int standby_without_leader = 0;
+
+	memset(v, 0, sizeof *v);
+	v->node = sc->cfg.job.node;
+	v->job_id = sc->cfg.job.id;
+	v->address = view_str(v, sc->node_addr.addr);
+	v->address_source = view_str(v, sc->node_addr.source);
+	v->run_dir = sc->cfg.job.run_dir;
+	v->uptime_s = now - sc->started;
+	v->start_wall = sc->started_wall;
+	v->master_node = sc->cfg.master.node;
+	v->last_code = v->last_signal = -1;
+	if (e != NULL) {
+		v->files_gen = endpoints_generation(e);
+		v->files_ready = endpoints_ready(e);
+		v->files_error = view_str(v, endpoints_error(e));
+		v->written_at = endpoints_written_at(e);
+		v->files_json = view_str(v, endpoints_json(e));
 	}
-	return 0;
+	if (c != NULL) {
+		char host[URL_HOST_MAX];
+		long port;
+		v->has_master = 1;
+		v->master_state = child_state_name(c->state);
+		v->master_reason = view_str(v, c->reason);
+		v->master_ready = c->state == CHILD_READY;
+		v->master_pid = c->pid > 0 ? c->pid : 0;
+		v->master_restarts = c->restarts;
+		v->last_code = c->last_code;
+		v->last_signal = c->last_signal;
+		v->ready_wall = c->ready_wall;
+		v->ports[VIEW_RPC] = sc->cfg.master.rpc_port;
+		v->ports[VIEW_METADATA] = sc->cfg.master.http_metadata_port;
+		v->ports[VIEW_ADMIN] = sc->cfg.master.metrics_port;
+		for (int i = 0; i < VIEW_NPROBES; i++) {
+			const struct probe_stat *p = master_probe_stat(sc->master, i);
+			v->probes[i] = (struct view_probe){ i != VIEW_METADATA || v->ports[i] != 0, p->ok,
+			    p->seconds * 1000.0, view_str(v, p->detail), p->at > 0 ? (now - p->at) * 1000.0 : -1 };
+		}
+		standby_without_leader = strcmp(master_role(sc->master), "standby") == 0 &&
+		    split_hostport(master_leader(sc->master), host, sizeof host, &port) != 0;
+	} else if (sc->follow != NULL) {
+		v->follow_url = view_str(v, follow_url(sc->follow));
+		v->follow_state = view_str(v, follow_state(sc->follow));
+	}
+	v->children = xcalloc(n + 1, sizeof *v->children);
+	for (size_t i = 0; i < n; i++)
+		v->children[v->nchildren++] = (struct view_child){ view_str(v, list[i]->name), list[i]->state,
+		    list[i]->pid > 0 ? list[i]->pid : 0, list[i]->restarts, list[i]->ready_seconds };
+	workers_view(sc->workers, v);
+	v->long_polls = admin_long_polls(sc->admin);
+	v->coalesced = admin_coalesced(sc->admin);
+	readiness_of(v, sc->stopping, standby_without_leader);
 }

@@ -5,6 +5,7 @@
 #include "cfg.h"
 #include "httpc.h"
 #include "nodeaddr.h"
+#include "peers.h"
 #include "tls.h"
 #include "url.h"
 
@@ -12,6 +13,7 @@ struct master;
 struct admin;
 struct endpoints;
 struct follow;
+struct view;
 struct workers;
 
 /* The one daemon: its loop, its configuration and what it supervises. */
@@ -23,6 +25,7 @@ struct sidecar {
 	struct endpoints	*endpoints;
 	struct follow		*follow;	/* nodes without a master */
 	struct workers		*workers;	/* this node's GPU workers */
+	struct peers		 peers;		/* how the other sidecars of the job are reached */
 	int			 stop_now;	/* a second stop signal: no more waiting */
 	int			 workers_stop_sent;	/* 0, 1 (graceful), 2 (at once) */
 	int			 master_stop_sent;
@@ -39,17 +42,17 @@ struct sidecar {
 	unsigned		 published;	/* the master generation last written as ready */
 	char			 published_target[URL_HOST_MAX * 2 + 64];	/* and where it pointed workers */
 	double			 started;	/* monotonic */
+	double			 started_wall;
 	int			 stopping;
 	int			 ready_sent;
 	int			 orphans_signalled;	/* at stop: escaped processes sent SIGTERM */
 	char			 ignored_logged[65];	/* signals already logged as ignored (NSIG) */
 };
 
-/* Something changed: one deferred reconcile step (daemon/sidecar.c) decides what follows. */
-void	sidecar_changed(struct sidecar *);
+/* Something changed: one deferred reconcile step (daemon/sidecar.c) decides what follows. arg is
+ * the struct sidecar, so that it serves as every component's callback. */
+void	sidecar_changed(void *);
 void	sidecar_free_events(struct sidecar *);
-/* --status: query a running sidecar (with a bearer token, or NULL) and print a summary. */
-int	status_main(const char *, const char *, const char *);
-/* Read a bearer token file (before the loop). Returns 0, or -1 with err naming the file. */
-int	sidecar_read_token(const char *, char *, size_t, char *, size_t);
+/* The read-only view of the whole state, the readiness rule's answer in it (daemon/view.h). */
+void	sidecar_view(const struct sidecar *, struct view *);
 #endif

@@ -9,7 +9,8 @@
 #include <jansson.h>
 #include "httpc.h"
 #include "log.h"
-#include "sidecar.h"
+#include "auth.h"
+#include "status.h"
 #include "tls.h"
 #include "url.h"
 #include "xalloc.h"
@@ -85,7 +86,7 @@ status_main(const char *url, const char *token_file, const char *cacert)
 	int code = 0;
 	char *body;
 
-	if (token_file != NULL && sidecar_read_token(token_file, token, sizeof token, err, sizeof err) != 0) {
+	if (token_file != NULL && auth_token_read(token_file, token, sizeof token, err, sizeof err) != 0) {
 		log_print(LOG_LVL_ERR, "mooncake-sidecar --status: --token-file %s", err);
 		return EX_USAGE;
 	}

@@ -2,18 +2,21 @@
 #define DAEMON_VIEW_H
 #include <stddef.h>
 #include <sys/types.h>
-#include <jansson.h>
-#include "buf.h"
-
-struct sidecar;
+#include "arena.h"
+#include "gangfsm.h"
+#include "prom.h"
 
 /*
- * One read-only view of the daemon's state, built at once from the master, the children, the
- * endpoint files and the follower; /status, /metrics, STATUS= and (through /status) --status render
- * it and nothing else. Its strings point into the state: build, render, drop, within one callback.
+ * One read-only view of the daemon's state, as values: the sidecar step fills it (each component
+ * its own part: workers_view(), ...) and the outputs render it and nothing else: /status, /gangs,
+ * /readyz, /metrics (daemon/render.c, daemon/metrics.c, daemon/routes.c) and STATUS=. Its strings
+ * are its own (copied into strings) or the configuration's, which does not change while the daemon
+ * runs; it holds no pointer into the daemon's state. Build, render, free.
  */
 
 enum { VIEW_RPC, VIEW_METADATA, VIEW_ADMIN, VIEW_NPROBES };
+enum { VIEW_PORT_HTTP, VIEW_PORT_BOOTSTRAP, VIEW_PORT_KV_EVENTS, VIEW_PORT_NIXL, VIEW_PORT_SYS, VIEW_PORT_DP_RPC,
+	VIEW_NPORTS };
 
 struct view_probe {
 	int		 present;	/* the port is probed (the metadata server may be off) */
@@ -25,19 +28,63 @@ struct view_probe {
 
 struct view_child {
 	const char	*name;
-	int		 state;		/* CHILD_* order, as view_state_names */
+	int		 state;		/* enum child_state, as view_state_names */
 	pid_t		 pid;		/* 0: not running */
 	unsigned	 restarts;
 	double		 ready_seconds;
 };
 
+struct view_worker {
+	const char	*name;		/* "" before the workers start */
+	const char	*role;
+	int		 worker_index;
+	const char	*state;		/* "waiting" before they start */
+	const char	*reason;	/* why it is in that state ("" before they start) */
+	pid_t		 pid;		/* 0: not running */
+	unsigned	 restarts;
+	const char	*cvd;		/* CUDA_VISIBLE_DEVICES given, or NULL */
+	const char	*check;		/* "http", "tcp" or "none" */
+	int		 ok;		/* the last check: 1, 0, or -1 before any */
+	const char	*last;		/* what it said */
+	double		 age_ms;	/* < 0: never checked */
+	unsigned	 failures;	/* failed checks in a row */
+	double		 ready_s;	/* exec to healthy, the last time it was; <= 0: never */
+	int		 ports[VIEW_NPORTS];
+};
+
+struct view_gang {
+	const char	*name, *group, *leader, *state, *last_cause;
+	const char	**nodes;	/* every node it spans, its leader first */
+	size_t		 nnodes;
+	const char	**members;	/* its processes on this node */
+	size_t		 nmembers;
+	unsigned	 generation, failures, restarts;
+	long		 starts_in_ms;
+	int		 waiting, up;
+	unsigned	 by_reason[GANG_NREASONS];	/* restarts applied here, by reason */
+};
+
+/* The time from a worker's exec to its first healthy check (model loading), for one group, in
+ * these buckets (seconds). */
+#define VIEW_READY_NBUCKETS	12
+extern const double view_ready_buckets[VIEW_READY_NBUCKETS];
+struct view_ready_hist {
+	const char		*role;
+	size_t			 index;	/* the group's, in workers.groups */
+	struct prom_hist	 hist;
+};
+
 struct view {
-	const char		*node, *job_id, *address, *address_source, *run_dir;
+	struct arena		 strings;	/* every string below that is not the configuration's */
+	const char		*node, *job_id, *address, *address_source, *run_dir, *master_node;
 	double			 uptime_s;
-	int			 ready;		/* what /readyz and /status say */
+	double			 start_wall;	/* when the sidecar started, wall clock */
+	/* the readiness rule's answer (common/readiness.h): /readyz, /status, STATUS=, the gauge */
+	int			 ready;
+	const char		*ready_reason;	/* "ready" or "not ready: ..." */
+	const char		*status_line;	/* STATUS= */
 	/* the master: here (has_master), followed elsewhere (follow_url), or absent */
 	int			 has_master;
-	const char		*master_node;
 	const char		*master_state, *master_reason;
 	int			 master_ready;
 	pid_t			 master_pid;
@@ -52,21 +99,28 @@ struct view {
 	int			 files_ready;
 	const char		*files_error;	/* NULL: disk says what memory says */
 	double			 written_at;	/* 0: never */
+	const char		*files_json;	/* what /endpoints serves, NULL before the first write */
 	/* every supervised process, the master first */
 	struct view_child	*children;
 	size_t			 nchildren;
+	/* this node's workers, gangs and their time to ready */
+	struct view_worker	*workers;
+	size_t			 nworkers, workers_healthy;
+	const char		*workers_waiting;	/* what they wait for before they start, or NULL */
+	struct view_gang	*gangs;
+	size_t			 ngangs;
+	char			 gangs_etag[32];	/* changes whenever what /gangs says does */
+	struct view_ready_hist	*ready_hist;
+	size_t			 nready_hist;
 	/* the admin server */
 	long			 long_polls;
 	unsigned long		 coalesced;
-	const struct sidecar	*sc;		/* for the workers' own renderings (workers.h) */
 };
 
 extern const char *const view_state_names[];
 extern const int view_nstates;
 
-void	view_build(const struct sidecar *, struct view *);
-void	view_free(struct view *);
-/* The renderings. */
-char	*view_status_json(const struct view *);		/* GET /status */
-void	 view_status_text(const struct view *, char *, size_t);	/* STATUS= */
+/* A string kept by the view (NULL stays NULL). */
+const char	*view_str(struct view *, const char *);
+void		 view_free(struct view *);
 #endif

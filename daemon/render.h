@@ -1,0 +1,10 @@
+#ifndef DAEMON_RENDER_H
+#define DAEMON_RENDER_H
+#include "buf.h"
+#include "view.h"
+
+/* The renderings of a view (daemon/view.h); each reads the view and nothing else. */
+char	*render_status(const struct view *);		/* GET /status, JSON */
+char	*render_gangs(const struct view *);		/* GET /gangs, JSON */
+void	 render_metrics(const struct view *, struct buf *);	/* the sidecar's own /metrics */
+#endif
