@@ -897,19 +897,118 @@ check_restart(const struct restart_cfg *r, const char *path, struct strv *errs)
 		    r->backoff_initial_ms, r->backoff_max_ms);
 }
 
+/* admin.*: what goes together (TLS files, write routes and auth) and what must be a path. */
 static void
-resolve(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
+check_admin(struct cfg *c, struct strv *errs)
 {
-	char err[256], host[256];
-
-	if (ov != NULL && ov->listen != NULL) {
-		free(c->admin.listen);
-		c->admin.listen = xstrdup(ov->listen);
-	}
 	if (cfg_parse_hostport(c->admin.listen, c->admin.host, sizeof c->admin.host,
 	    &c->admin.family, &c->admin.port) != 0)
 		strv_pushf(errs, "admin.listen: must be ADDRESS:PORT with a numeric IPv4 or [IPv6] "
 		    "address and a port 1..65535, got \"%s\"", c->admin.listen);
+	if (c->admin.write_routes && c->admin.bearer_token_file[0] == '\0' && c->admin.basic_users.n == 0)
+		strv_pushf(errs, "admin.write_routes: the master's mutating routes (remove_all, drain jobs, tenant "
+		    "quotas) need admin.auth: a bearer_token_file or basic_auth_users");
+	if ((c->admin.tls_cert_file[0] != '\0') != (c->admin.tls_key_file[0] != '\0'))
+		strv_pushf(errs, "admin.tls: cert_file and key_file go together (one is set, the other not)");
+	if (c->admin.tls_client_ca_file[0] != '\0' && c->admin.tls_cert_file[0] == '\0')
+		strv_pushf(errs, "admin.tls.client_ca_file: needs admin.tls.cert_file and key_file");
+	for (char **r = c->admin.public_routes; r != NULL && *r != NULL; r++)
+		if ((*r)[0] != '/' || strpbrk(*r, "? \t") != NULL)
+			strv_pushf(errs, "admin.public_routes: \"%s\" is not a path (\"/livez\", \"/readyz\", \"/metrics\" ...)", *r);
+}
+
+/* job.*: the directories, the user, the interface; the nodes expanded and checked against what
+ * names them. */
+static void
+check_job(struct cfg *c, struct strv *errs)
+{
+	char err[256];
+	if (c->job.run_dir[0] != '\0' && c->job.run_dir[0] != '/')
+		strv_pushf(errs, "job.run_dir: must be an absolute path, got \"%s\"", c->job.run_dir);
+	if (c->job.log_dir[0] == '\0') {
+		free(c->job.log_dir);
+		c->job.log_dir = xstrdup(c->job.run_dir);
+	} else if (c->job.log_dir[0] != '/')
+		strv_pushf(errs, "job.log_dir: must be an absolute path, got \"%s\"", c->job.log_dir);
+	if (strlen(c->job.user) > 32 || strspn(c->job.user, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789._-") != strlen(c->job.user) || c->job.user[0] == '-')
+		strv_pushf(errs, "job.user: \"%s\" is not a user name (up to 32 letters, digits, '.', '_' or '-', "
+		    "not starting with '-')", c->job.user);
+	if (strlen(c->job.network_interface) > 15 || strpbrk(c->job.network_interface, "/: \t") != NULL)
+		strv_pushf(errs, "job.network_interface: \"%s\" is not an interface name (up to 15 characters, "
+		    "no '/', ':' or blanks; for example \"ib0\" or \"eth0\")", c->job.network_interface);
+	strv_free(&c->job.nodes);
+	if (hostlist_expand(c->job.nodes_expr, &c->job.nodes, err, sizeof err) != 0) {
+		strv_pushf(errs, "job.nodes: %s", err);
+		strv_free(&c->job.nodes);
+		strv_push(&c->job.nodes, "localhost");
+	}
+	if (c->admin.tls_client_ca_file[0] != '\0' && c->job.nodes.n > 1)
+		strv_pushf(errs, "admin.tls.client_ca_file: the job's other sidecars present no client certificate "
+		    "(mutual TLS is for a sidecar alone on its job); use admin.auth between them");
+	for (size_t i = 0; i < c->job.sidecars.n; i++)
+		if (hostlist_index(&c->job.nodes, c->job.sidecars.v[i].key) < 0)
+			strv_pushf(errs, "job.sidecars.%s: not a node of job.nodes", c->job.sidecars.v[i].key);
+}
+
+/* This node: --node, job.node, SLURMD_NODENAME, then the short host name. A single-node
+ * "localhost" job is this machine whatever its name. Then the master's node, and whether it is
+ * this one. */
+static void
+resolve_nodes(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
+{
+	char host[256];
+	const char *node = ov != NULL && ov->node != NULL ? ov->node : c->job.node;
+	char *n;
+	if (*node == '\0')
+		node = getenv("SLURMD_NODENAME");
+	if (node == NULL || *node == '\0') {
+		if (gethostname(host, sizeof host) != 0)
+			strcpy(host, "localhost");
+		host[sizeof host - 1] = '\0';
+		host[strcspn(host, ".")] = '\0';
+		node = host;
+		if (hostlist_index(&c->job.nodes, node) < 0 && c->job.nodes.n == 1 &&
+		    strcmp(c->job.nodes.v[0], "localhost") == 0)
+			node = "localhost";
+	}
+	n = xstrdup(node);
+	free(c->job.node);
+	c->job.node = n;
+	if (c->master.node[0] == '\0') {
+		free(c->master.node);
+		c->master.node = xstrdup(c->job.nodes.v[0]);
+	} else if (hostlist_index(&c->job.nodes, c->master.node) < 0)
+		strv_pushf(errs, "master.node: \"%s\" is not in job.nodes", c->master.node);
+	c->master.runs_here = c->master.enabled && strcmp(c->master.node, c->job.node) == 0;
+}
+
+/* job.gpus_per_node 0: SLURM_GPUS_ON_NODE, else the count in CUDA_VISIBLE_DEVICES. */
+static void
+resolve_gpus(struct cfg *c, struct strv *errs)
+{
+	const char *g = getenv("SLURM_GPUS_ON_NODE"), *cvd = getenv("CUDA_VISIBLE_DEVICES");
+	if (c->job.gpus_per_node != 0)
+		return;
+	if (g != NULL && *g != '\0')
+		c->job.gpus_per_node = strtol(g, NULL, 10);
+	else if (cvd != NULL && *cvd != '\0') {
+		c->job.gpus_per_node = 1;
+		for (const char *q = cvd; *q; q++)
+			c->job.gpus_per_node += *q == ',';
+	} else if (c->workers.ngroups > 0)
+		strv_pushf(errs, "job.gpus_per_node: 0 means SLURM_GPUS_ON_NODE or "
+		    "CUDA_VISIBLE_DEVICES, and neither is set");
+}
+
+static void
+resolve(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
+{
+	if (ov != NULL && ov->listen != NULL) {
+		free(c->admin.listen);
+		c->admin.listen = xstrdup(ov->listen);
+	}
+	check_admin(c, errs);
 	check_ports(c, errs);
 	check_sizes(c, errs);
 	check_parallel(c, errs);
@@ -923,89 +1022,15 @@ resolve(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
 	}
 	check_restart(&c->master.restart, "master.restart", errs);
 	check_restart(&c->workers.restart, "workers.restart", errs);
-
-	if (c->job.run_dir[0] != '\0' && c->job.run_dir[0] != '/')
-		strv_pushf(errs, "job.run_dir: must be an absolute path, got \"%s\"", c->job.run_dir);
-	if (c->job.log_dir[0] == '\0') {
-		free(c->job.log_dir);
-		c->job.log_dir = xstrdup(c->job.run_dir);
-	} else if (c->job.log_dir[0] != '/')
-		strv_pushf(errs, "job.log_dir: must be an absolute path, got \"%s\"", c->job.log_dir);
-	if (c->admin.write_routes && c->admin.bearer_token_file[0] == '\0' && c->admin.basic_users.n == 0)
-		strv_pushf(errs, "admin.write_routes: the master's mutating routes (remove_all, drain jobs, tenant "
-		    "quotas) need admin.auth: a bearer_token_file or basic_auth_users");
-	if ((c->admin.tls_cert_file[0] != '\0') != (c->admin.tls_key_file[0] != '\0'))
-		strv_pushf(errs, "admin.tls: cert_file and key_file go together (one is set, the other not)");
-	if (c->admin.tls_client_ca_file[0] != '\0' && c->admin.tls_cert_file[0] == '\0')
-		strv_pushf(errs, "admin.tls.client_ca_file: needs admin.tls.cert_file and key_file");
-	if (strlen(c->job.user) > 32 || strspn(c->job.user, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "0123456789._-") != strlen(c->job.user) || c->job.user[0] == '-')
-		strv_pushf(errs, "job.user: \"%s\" is not a user name (up to 32 letters, digits, '.', '_' or '-', "
-		    "not starting with '-')", c->job.user);
-	if (strlen(c->job.network_interface) > 15 || strpbrk(c->job.network_interface, "/: \t") != NULL)
-		strv_pushf(errs, "job.network_interface: \"%s\" is not an interface name (up to 15 characters, "
-		    "no '/', ':' or blanks; for example \"ib0\" or \"eth0\")", c->job.network_interface);
 	if (c->master.url[0] != '\0') {
 		struct url u;
 		char why[256];
 		if (url_parse(c->master.url, &u, why, sizeof why) != 0)
 			strv_pushf(errs, "master.url: %s", why);
 	}
-
-	strv_free(&c->job.nodes);
-	if (hostlist_expand(c->job.nodes_expr, &c->job.nodes, err, sizeof err) != 0) {
-		strv_pushf(errs, "job.nodes: %s", err);
-		strv_free(&c->job.nodes);
-		strv_push(&c->job.nodes, "localhost");
-	}
-	for (char **r = c->admin.public_routes; r != NULL && *r != NULL; r++)
-		if ((*r)[0] != '/' || strpbrk(*r, "? \t") != NULL)
-			strv_pushf(errs, "admin.public_routes: \"%s\" is not a path (\"/livez\", \"/readyz\", \"/metrics\" ...)", *r);
-	if (c->admin.tls_client_ca_file[0] != '\0' && c->job.nodes.n > 1)
-		strv_pushf(errs, "admin.tls.client_ca_file: the job's other sidecars present no client certificate "
-		    "(mutual TLS is for a sidecar alone on its job); use admin.auth between them");
-	for (size_t i = 0; i < c->job.sidecars.n; i++)
-		if (hostlist_index(&c->job.nodes, c->job.sidecars.v[i].key) < 0)
-			strv_pushf(errs, "job.sidecars.%s: not a node of job.nodes", c->job.sidecars.v[i].key);
-
-	/* This node: --node, job.node, SLURMD_NODENAME, then the short host name. A single-node
-	 * "localhost" job is this machine whatever its name. */
-	const char *node = ov != NULL && ov->node != NULL ? ov->node : c->job.node;
-	if (*node == '\0')
-		node = getenv("SLURMD_NODENAME");
-	if (node == NULL || *node == '\0') {
-		if (gethostname(host, sizeof host) != 0)
-			strcpy(host, "localhost");
-		host[sizeof host - 1] = '\0';
-		host[strcspn(host, ".")] = '\0';
-		node = host;
-		if (hostlist_index(&c->job.nodes, node) < 0 && c->job.nodes.n == 1 &&
-		    strcmp(c->job.nodes.v[0], "localhost") == 0)
-			node = "localhost";
-	}
-	char *n = xstrdup(node);
-	free(c->job.node);
-	c->job.node = n;
-
-	if (c->master.node[0] == '\0') {
-		free(c->master.node);
-		c->master.node = xstrdup(c->job.nodes.v[0]);
-	} else if (hostlist_index(&c->job.nodes, c->master.node) < 0)
-		strv_pushf(errs, "master.node: \"%s\" is not in job.nodes", c->master.node);
-	c->master.runs_here = c->master.enabled && strcmp(c->master.node, c->job.node) == 0;
-
-	if (c->job.gpus_per_node == 0) {
-		const char *g = getenv("SLURM_GPUS_ON_NODE"), *cvd = getenv("CUDA_VISIBLE_DEVICES");
-		if (g != NULL && *g != '\0')
-			c->job.gpus_per_node = strtol(g, NULL, 10);
-		else if (cvd != NULL && *cvd != '\0') {
-			c->job.gpus_per_node = 1;
-			for (const char *q = cvd; *q; q++)
-				c->job.gpus_per_node += *q == ',';
-		} else if (c->workers.ngroups > 0)
-			strv_pushf(errs, "job.gpus_per_node: 0 means SLURM_GPUS_ON_NODE or "
-			    "CUDA_VISIBLE_DEVICES, and neither is set");
-	}
+	check_job(c, errs);
+	resolve_nodes(c, ov, errs);
+	resolve_gpus(c, errs);
 }
 
 static int

@@ -118,6 +118,8 @@ status_main(const char *url, const char *token_file, const char *cacert)
 	printf("%s mooncake-sidecar %s on %s (job %s), up %.0f s\n", ready ? "●" : "○",
 	    str(root, "version"), str(root, "node"), str(root, "job_id"),
 	    json_number_value(json_object_get(root, "uptime_s")));
+	if (!ready && json_is_string(json_object_get(root, "ready_reason")))
+		printf("   %s\n", str(root, "ready_reason"));
 	if (json_is_object(m)) {
 		json_t *ports = json_object_get(m, "ports"), *le = json_object_get(m, "last_exit");
 		printf("   master: %s", str(m, "state"));

@@ -136,7 +136,9 @@ health_answered(const struct httpc_response *r, void *arg)
 	double now = mono_now();
 	char why[600];
 
+	char before[sizeof w->hlast];
 	w->req = NULL;
+	snprintf(before, sizeof before, "%s", w->hlast);
 	w->hok = r->outcome == HTTPC_OK && (w->htype == HEALTH_TCP || r->status == 200);
 	if (r->outcome != HTTPC_OK)
 		snprintf(w->hlast, sizeof w->hlast, "%s", r->detail ? r->detail : "no answer");
@@ -147,6 +149,9 @@ health_answered(const struct httpc_response *r, void *arg)
 	w->hlast_at = now;
 	counters_observe(OP_HEALTH_CHECK, w->hok ? ST_OK : r->outcome == HTTPC_TIMEOUT ? ST_TIMEOUT : ST_ERROR,
 	    r->seconds);
+	/* what it says is part of the node's readiness reason (STATUS=): a new answer is news */
+	if (strcmp(before, w->hlast) != 0)
+		w->ws->changed(w->ws->arg);
 	if (c->state == CHILD_STARTING) {
 		if (w->hok) {
 			w->hfails = 0;
