@@ -1011,6 +1011,11 @@ resolve(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
 	check_admin(c, errs);
 	check_ports(c, errs);
 	check_sizes(c, errs);
+	if (json_is_string(json_object_get(c->endpoints.store_config, "metadata_server")) &&
+	    strcmp(json_string_value(json_object_get(c->endpoints.store_config, "metadata_server")),
+	    WORKERENV_METADATA_URL) == 0 && c->master.http_metadata_port == 0)
+		strv_pushf(errs, "endpoints.store_config.metadata_server: \"" WORKERENV_METADATA_URL "\" is the master's "
+		    "HTTP metadata server, which master.http_metadata_port 0 turns off");
 	check_parallel(c, errs);
 	check_health(c, errs);
 	c->master.ha_entry[0] = '\0';

@@ -95,13 +95,22 @@ workerenv_build(struct kvlist *env, const char *flavor, const struct master_addr
 }
 
 char *
-workerenv_store_config(const json_t *store_config, const struct master_addr *m)
+workerenv_store_config(const json_t *store_config, const struct master_addr *m, const char *local_hostname)
 {
 	json_t *o = json_deep_copy(store_config);
+	const char *meta;
 	char *addr = workerenv_master(m), *s;
 	if (o == NULL)
 		o = json_object();
 	json_object_set_new(o, "master_server_address", json_string(addr));
+	meta = json_string_value(json_object_get(o, "metadata_server"));
+	if (meta != NULL && strcmp(meta, WORKERENV_METADATA_URL) == 0 && m->metadata_port != 0) {
+		char *hp = hostport(m->address, m->metadata_port);
+		json_object_set_new(o, "metadata_server", json_sprintf("http://%s/metadata", hp));
+		free(hp);
+	}
+	if (local_hostname != NULL && json_object_get(o, "local_hostname") == NULL)
+		json_object_set_new(o, "local_hostname", json_string(local_hostname));
 	s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
 	json_decref(o);
 	free(addr);

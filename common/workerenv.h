@@ -40,6 +40,9 @@ char	*workerenv_master(const struct master_addr *);
 
 /* vLLM's store config: store_config verbatim (key order and types kept) with master_server_address
  * set to workerenv_master(); two-space indented like srtctl's json.dumps(indent=2), no final newline.
- * Caller frees. */
-char	*workerenv_store_config(const json_t *, const struct master_addr *);
+ * Two additions: a metadata_server of "{metadata_url}" becomes the master's HTTP metadata server
+ * (http://address:port/metadata), and local_hostname (when not NULL and the config has none) is
+ * added, so that a client reading only this file can set up. Caller frees. */
+#define WORKERENV_METADATA_URL	"{metadata_url}"
+char	*workerenv_store_config(const json_t *, const struct master_addr *, const char *);
 #endif

@@ -236,7 +236,8 @@ flush(struct endpoints *e)
 		    "systemd EnvironmentFile=\n", c->job.id, e->generation);
 		envfile_render(&b, &env);
 		if (strcmp(c->endpoints.flavor, "vllm") == 0) {
-			char *store = workerenv_store_config(c->endpoints.store_config, &e->ma);
+			char *store = workerenv_store_config(c->endpoints.store_config, &e->ma,
+			    kvlist_get(&env, "MOONCAKE_LOCAL_HOSTNAME"));
 			rc = write_one(e->store_path, store, ATOMIC_FSYNC, err, sizeof err);
 			free(store);
 		}

@@ -3,6 +3,8 @@
 # the path of one of them on the last line of stdout.
 #   scripts/real-master.sh            the master: mooncake_master on PATH, else the cached build of the
 #                                     shared tarball, built when missing (a second run reuses it in seconds)
+#   scripts/real-master.sh --cached [--client]  the same, but only a build already cached (or on PATH,
+#                                     or MCS_STORE_LIB): exit 3 rather than build
 #   scripts/real-master.sh --client   the client: libmooncake_store.so (store_c.h's C ABI) from
 #                                     MCS_STORE_LIB, else the same cached build; its header is in
 #                                     ../include/store_c.h beside it
@@ -15,8 +17,14 @@
 # any other failure exits 1. Nothing is written inside the source tree.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-want=master
-[ "${1:-}" = --client ] && want=client
+want=master cached_only=
+for a in "$@"; do
+	case $a in
+	--client) want=client ;;
+	--cached) cached_only=1 ;;
+	*) echo "real-master: unknown option $a" >&2; exit 1 ;;
+	esac
+done
 
 if [ $want = client ] && [ -n "${MCS_STORE_LIB:-}" ]; then
 	[ -f "$MCS_STORE_LIB" ] || { echo "real-master: MCS_STORE_LIB=$MCS_STORE_LIB does not exist" >&2; exit 1; }
@@ -52,6 +60,11 @@ if [ -x "$bin" ] && [ -f "$lib" ] && [ -f "$cache/include/store_c.h" ] && "$bin"
 	echo "real-master: cached build $(result)" >&2
 	result
 	exit 0
+fi
+
+if [ -n "$cached_only" ]; then
+	echo "real-master: no cached build in $cache (scripts/real-master.sh builds it, about 15 minutes)" >&2
+	exit 3
 fi
 
 # Debian packages the master's build needs (and nothing it does not).

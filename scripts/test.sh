@@ -13,6 +13,12 @@ if [ -z "${MCS_REAL_MASTER:-}" ]; then
 	echo "real master: ${MCS_REAL_MASTER:-unavailable: $(tail -1 "$top/real-master.err")} ($(( $(date +%s) - t0 )) s)"
 fi
 export MCS_REAL_MASTER
+# Mooncake's own store client library, from the same build (tests/integration/real_client.sh).
+if [ -z "${MCS_STORE_LIB:-}" ]; then
+	MCS_STORE_LIB=$(bash scripts/real-master.sh --client 2>>"$top/real-master.err" | tail -1)
+	echo "store client library: ${MCS_STORE_LIB:-unavailable: $(tail -1 "$top/real-master.err")}"
+fi
+export MCS_STORE_LIB
 build=$top/build-test
 bash scripts/build.sh "$build" --enable-sanitizers --enable-werror || { echo "build failed"; exit 1; }
 cd "$build"
@@ -48,7 +54,7 @@ for log in tests/integration/*.log tests/fuzz/*.log; do
 	failed=$((failed + $2))
 	case $(basename "$log" .log) in
 	standin|transcript) kit=$((kit + $1)) ;;	# the test kit itself, held to the real master
-	real_master|demo) real=$((real + $1)) ;;
+	real_master|real_client|demo) real=$((real + $1)) ;;
 	replay) ;;
 	*) standin=$((standin + $1)) ;;
 	esac

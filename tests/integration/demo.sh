@@ -33,9 +33,19 @@ for w in 0 1; do
 	    fail "worker $w: $(grep -E 'CUDA|MOONCAKE' "$D/worker-750$w.env")"
 done
 pass "scripts/demo.sh with the real master on PATH: it says so, the master is ready, two workers with GPU 0 and 1 and MOONCAKE_MASTER"
+# With the store client library (CI has it): the workers move real bytes, shown in the terminal.
+CLIENTS=0
+if grep -q "the two workers are Mooncake's store client" "$T/sidecar-demo.out"; then
+	CLIENTS=1
+	kv() { [ "$(grep -c '^  \[worker\] get key=w750[01]-[0-9]* .* ok crc=' "$T/sidecar-demo.out")" -ge 4 ]; }
+	wait_for 20 kv || fail "no KV traffic in the demo's output: $(tail -5 "$T/sidecar-demo.out")"
+	pass "the two workers are Mooncake's store client: their puts and gets (checksummed) show in the demo's output"
+elif [ "${CI:-}" = true ]; then
+	fail "the demo did not run the store client: $(grep -i worker "$T/sidecar-demo.out" | head -3)"
+fi
 [ "$(curl -s http://127.0.0.1:9103/health)" = "$(curl -s http://127.0.0.1:9003/health)" ] &&
     [ "$(curl -s http://127.0.0.1:9103/role)" = leader ] && [ "$(curl -s http://127.0.0.1:9103/readyz)" = ready ] &&
-    curl -s http://127.0.0.1:9103/status | grep -q "\"pid\": $MP" && curl -s http://127.0.0.1:9103/metrics | grep -q '^master_key_count 0$' &&
+    curl -s http://127.0.0.1:9103/status | grep -q "\"pid\": $MP" && curl -s http://127.0.0.1:9103/metrics | grep -q '^master_key_count [0-9]' &&
     "$top_builddir/daemon/mooncake-sidecar" --status | grep -q "master: ready, pid $MP" &&
     grep -q '^MOONCAKE_MASTER="127.0.0.1:50051"$' "$D/mooncake.env" || fail "the demo's suggested commands"
 pass "the commands the demo suggests answer: /status, /health (the master's own), /role, /readyz, /metrics, --status, mooncake.env"
@@ -48,6 +58,13 @@ again() {
 }
 wait_for 20 again || fail "not ready again with a new master after kill -9: pid file ${MP2:-absent}"
 pass "kill -9 of the real master as the demo suggests: a new one (pid $MP2) is ready"
+if [ "$CLIENTS" = 1 ]; then
+	N=$(grep -c '^  \[worker\]' "$T/sidecar-demo.out")
+	recovered() { tail -n +"$N" "$T/sidecar-demo.out" | grep -q '^  \[worker\] get .* ok crc='; }
+	wait_for 20 recovered || fail "the workers did not store again after the restart: $(tail -5 "$T/sidecar-demo.out")"
+	grep -q '^  \[worker\] put .* error rc=' "$T/sidecar-demo.out" || fail "no error shown while the master was down"
+	pass "the workers' puts failed while the master was down and work again with the new one, in the demo's output"
+fi
 WP="$(cat "$D"/worker-7500.pid) $(cat "$D"/worker-7501.pid)"
 kill -INT "$DP"
 wait "$DP"; RC=$?

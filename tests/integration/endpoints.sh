@@ -56,10 +56,11 @@ EXPECT="{
   \"new_upstream_field\": 42,
   \"device_name\": \"mlx5_0\",
   \"master_server_address\": \"127.0.0.1:$RPC\",
-  \"protocol\": \"tcp\"
+  \"protocol\": \"tcp\",
+  \"local_hostname\": \"custom-rdma-nic\"
 }"
 [ "$(cat "$D/mooncake_store_config.json")" = "$EXPECT" ] || fail "store config: $(cat "$D/mooncake_store_config.json")"
-pass "store config: verbatim order and types, \${VAR} expanded, master_server_address replaced in place"
+pass "store config: verbatim order and types, \${VAR} expanded, master_server_address replaced in place, local_hostname as mooncake.env says"
 
 # A reader parses the files 40,000 times while the master is killed again and again.
 "$TESTKIT" read-endpoints "$D" 40000 >"$T/reader.out" &

@@ -28,7 +28,12 @@ start_sidecar h
 wait_for 10 notified 'READY=1' || fail "head: no READY=1"
 wait_for 5 fnotified 'READY=1' || fail "follower: no READY=1 after the head was ready"
 cmp -s "$T/h/endpoints.json" "$T/f/endpoints.json" || fail "endpoints.json differs"
-cmp -s "$T/h/mooncake_store_config.json" "$T/f/mooncake_store_config.json" || fail "store config differs"
+# the same store config but for each node's own local_hostname, which mooncake.env names too
+same_but_host() { grep -v '"local_hostname"' "$1" | sed 's/,$//'; }
+[ "$(same_but_host "$T/h/mooncake_store_config.json")" = "$(same_but_host "$T/f/mooncake_store_config.json")" ] ||
+    fail "store config differs"
+fhost=$(sh -c '. "$1"; printf %s "$MOONCAKE_LOCAL_HOSTNAME"' _ "$T/f/mooncake.env")
+grep -q "\"local_hostname\": \"$fhost\"" "$T/f/mooncake_store_config.json" || fail "follower store config: local_hostname"
 grep -q "^MOONCAKE_MASTER=\"127.0.0.1:$RPC\"$" "$T/f/mooncake.env" || fail "follower env"
 grep -q "^MOONCAKE_CONFIG_PATH=\"$T/f/mooncake_store_config.json\"$" "$T/f/mooncake.env" || fail "follower config path"
 [ "$(fadm /readyz)" = ready ] || fail "follower readyz"

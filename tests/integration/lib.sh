@@ -218,6 +218,23 @@ need_real_master() {
 	exit 77
 }
 
+# CLIENT: Mooncake's own store client through tests/tools/store-client (built against the cached
+# library and header by scripts/store-client.sh); client RUN_DIR [options] runs it. Without the
+# library the script says why and is skipped (exit 77); under CI=true that is a failure.
+need_real_client() {
+	local line why
+	line=$(bash "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/scripts/store-client.sh" \
+	    "$top_builddir/tests/tools/client" 2>"$T/client.err" | tail -1)
+	if [ -z "$line" ]; then
+		why=$(tail -1 "$T/client.err")
+		[ "${CI:-}" = true ] && fail "no Mooncake store client in CI: $why"
+		echo "$TEST_NAME: SKIPPED: ${why:-no Mooncake store client library}"
+		exit 77
+	fi
+	read -r CLIENT_LIB CLIENT_PATH CLIENT <<<"$line"
+}
+client() { env "$CLIENT_LIB" "$CLIENT_PATH" "$CLIENT" "$@"; }
+
 adm() { curl -s "http://127.0.0.1:$SIDE$1" "${@:2}"; }
 adm_code() { curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$SIDE$1" "${@:2}"; }
 direct() { curl -s "http://127.0.0.1:$ADMIN$1"; }

@@ -33,6 +33,8 @@ static const struct {
 	{ "{\"job\":{\"user\":\"-root\"}}", "job.user: \"-root\" is not a user name (up to 32 letters, digits, '.', '_' or '-', not starting with '-')" },
 	{ "{\"job\":{\"user\":\"a b\"}}", "job.user: \"a b\" is not a user name (up to 32 letters, digits, '.', '_' or '-', not starting with '-')" },
 	{ "{\"master\":{\"rpc_port\":70000}}", "master.rpc_port: must be 1..65535, got 70000" },
+	{ "{\"master\":{\"http_metadata_port\":0},\"endpoints\":{\"store_config\":{\"metadata_server\":\"{metadata_url}\"}}}",
+	  "endpoints.store_config.metadata_server: \"{metadata_url}\" is the master's HTTP metadata server, which master.http_metadata_port 0 turns off" },
 	{ "{\"master\":{\"rpc_port\":0}}", "master.rpc_port: must be 1..65535, got 0" },
 	{ "{\"master\":{\"rpc_port\":\"50051\"}}", "master.rpc_port: must be an integer, got a string" },
 	{ "{\"master\":{\"metrics_port\":-1}}", "master.metrics_port: must be 1..65535, got -1" },

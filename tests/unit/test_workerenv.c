@@ -84,7 +84,7 @@ check_store(const char *in, const char *want)
 {
 	json_error_t je;
 	json_t *j = in ? json_loads(in, 0, &je) : NULL;
-	char *got = workerenv_store_config(j, &m);
+	char *got = workerenv_store_config(j, &m, NULL);
 	ck_assert_str_eq(got, want);
 	free(got);
 	json_decref(j);
@@ -105,6 +105,29 @@ START_TEST(test_store_config)
 	check_store("{\"nested\":{\"a\":[1,2.5,true,null]},\"name\":\"caf\\u00e9\"}",
 	    "{\n  \"nested\": {\n    \"a\": [\n      1,\n      2.5,\n      true,\n      null\n    ]\n  },\n"
 	    "  \"name\": \"caf\\u00E9\",\n  \"master_server_address\": \"10.0.0.1:8700\"\n}");
+}
+END_TEST
+
+/* The sidecar's two additions: the node's local_hostname unless the config names one, and the
+ * master's metadata URL for "{metadata_url}" (left as it is without a metadata server). */
+START_TEST(test_store_config_additions)
+{
+	json_t *j = json_loads("{\"metadata_server\":\"{metadata_url}\",\"protocol\":\"tcp\"}", 0, NULL);
+	struct master_addr nometa = { "10.0.0.1", 8700, 0, NULL };
+	char *s = workerenv_store_config(j, &m, "10.0.0.42");
+	ck_assert_str_eq(s, "{\n  \"metadata_server\": \"http://10.0.0.1:8701/metadata\",\n  \"protocol\": \"tcp\",\n"
+	    "  \"master_server_address\": \"10.0.0.1:8700\",\n  \"local_hostname\": \"10.0.0.42\"\n}");
+	free(s);
+	s = workerenv_store_config(j, &nometa, NULL);
+	ck_assert_str_eq(s, "{\n  \"metadata_server\": \"{metadata_url}\",\n  \"protocol\": \"tcp\",\n"
+	    "  \"master_server_address\": \"10.0.0.1:8700\"\n}");
+	free(s);
+	json_decref(j);
+	j = json_loads("{\"local_hostname\":\"rdma-nic-0\"}", 0, NULL);
+	s = workerenv_store_config(j, &m, "10.0.0.42");
+	ck_assert_str_eq(s, "{\n  \"local_hostname\": \"rdma-nic-0\",\n  \"master_server_address\": \"10.0.0.1:8700\"\n}");
+	free(s);
+	json_decref(j);
 }
 END_TEST
 
@@ -144,7 +167,7 @@ START_TEST(test_ha_files)
 	workerenv_build(&env, "vllm", &ha, "/c.json", "10.0.0.42", NULL);
 	ck_assert_str_eq(kvlist_get(&env, "MOONCAKE_MASTER"), "etcd://h1:2379;h2:2379");
 	ck_assert_str_eq(kvlist_get(&env, "MOONCAKE_TE_META_DATA_SERVER"), "http://10.0.0.1:8701/metadata");
-	s = workerenv_store_config(sc, &ha);
+	s = workerenv_store_config(sc, &ha, NULL);
 	ck_assert_str_eq(s, "{\n  \"master_server_address\": \"etcd://h1:2379;h2:2379\"\n}");
 	free(s);
 	json_decref(sc);
@@ -162,6 +185,7 @@ main(void)
 	tcase_add_test(tc, test_overrides);
 	tcase_add_test(tc, test_no_metadata_server_and_ipv6);
 	tcase_add_test(tc, test_store_config);
+	tcase_add_test(tc, test_store_config_additions);
 	tcase_add_test(tc, test_ha_entry);
 	tcase_add_test(tc, test_ha_files);
 	suite_add_tcase(s, tc);
