@@ -382,6 +382,14 @@ main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	/* The library is loaded (and the client object made) first: a client waiting for the files
+	 * then only has to set up once they say ready. */
+	if (load_library() != 0)
+		return 69;
+	if ((s = mc.create()) == NULL) {
+		fprintf(stderr, "store-client: mooncake_store_create failed\n");
+		return 2;
+	}
 	if (wait_ms >= 0) {
 		t0 = now_ms();
 		if (wait_ready(dir, wait_ms) == 0) {
@@ -396,12 +404,6 @@ main(int argc, char **argv)
 	printf("config (%s flavor, generation %lld): local_hostname=%s metadata_server=%s master_server_address=%s "
 	    "global_segment_size=%" PRIu64 " local_buffer_size=%" PRIu64 " protocol=%s device_name=%s\n", p.flavor,
 	    p.generation, p.local_hostname, p.metadata_server, p.master, p.segment, p.buffer, p.protocol, p.device);
-	if (load_library() != 0)
-		return 69;
-	if ((s = mc.create()) == NULL) {
-		fprintf(stderr, "store-client: mooncake_store_create failed\n");
-		return 2;
-	}
 	t0 = now_ms();
 	rc = mc.setup(s, p.local_hostname, p.metadata_server, p.segment, p.buffer, p.protocol, p.device, p.master);
 	printf("setup ms=%.3f t=%lld %s rc=%d\n", now_ms() - t0, wall_ms(), rc == 0 ? "ok" : "error", rc);
