@@ -327,7 +327,7 @@ cfg_parse_hostport(const char *s, char *host, size_t hostlen, int *family, long 
 	if (!isdigit((unsigned char)colon[1]))
 		return -1;
 	*port = strtol(colon + 1, &end, 10);
-	if (*end != '\0' || *port < 1 || *port > 65535)
+	if (*end != '\0' || *port < 0 || *port > 65535)
 		return -1;
 	memcpy(host, buf, hl + 1);
 	return 0;
@@ -709,9 +709,9 @@ cfg_defaults(struct cfg *c)
 	}
 	c->admin.upstream_timeout_ms = 2000;
 	c->admin.metrics_timeout_ms = 100;
-	c->admin.max_connections = 512;
+	c->admin.max_connections = -1;	/* derived from the job's size (admin_limits) */
 	c->admin.max_connections_per_ip = 64;
-	c->admin.max_waiters = 64;
+	c->admin.max_waiters = -1;
 	c->admin.busy_poll_us = 100;
 	c->endpoints.flavor = xstrdup("vllm");
 	c->endpoints.store_config = json_object();
@@ -904,7 +904,7 @@ check_admin(struct cfg *c, struct strv *errs)
 	if (cfg_parse_hostport(c->admin.listen, c->admin.host, sizeof c->admin.host,
 	    &c->admin.family, &c->admin.port) != 0)
 		strv_pushf(errs, "admin.listen: must be ADDRESS:PORT with a numeric IPv4 or [IPv6] "
-		    "address and a port 1..65535, got \"%s\"", c->admin.listen);
+		    "address and a port 0..65535 (0: any free port), got \"%s\"", c->admin.listen);
 	if (c->admin.write_routes && c->admin.bearer_token_file[0] == '\0' && c->admin.basic_users.n == 0)
 		strv_pushf(errs, "admin.write_routes: the master's mutating routes (remove_all, drain jobs, tenant "
 		    "quotas) need admin.auth: a bearer_token_file or basic_auth_users");
@@ -1001,6 +1001,42 @@ resolve_gpus(struct cfg *c, struct strv *errs)
 		    "CUDA_VISIBLE_DEVICES, and neither is set");
 }
 
+/* admin.max_waiters and admin.max_connections hold every other node's long-poll of this node
+ * (a follower's /endpoints, a gang peer's /gangs) with a margin: derived from job.nodes unless set,
+ * and when set, refused if they cannot hold the job's followers. */
+static void
+admin_limits(struct cfg *c, struct strv *errs)
+{
+	long others = (long)c->job.nodes.n - 1;
+	long waiters = cfg_waiters_for(c->job.nodes.n), conns = cfg_connections_for(c->job.nodes.n);
+	if (c->admin.max_waiters < 0)
+		c->admin.max_waiters = waiters;
+	else if (c->admin.max_waiters < others)
+		strv_pushf(errs, "admin.max_waiters: %ld cannot hold the long-polls of this job's %ld other nodes "
+		    "(job.nodes has %zu): set at least %ld, or leave it out (derived: %ld)", c->admin.max_waiters,
+		    others, c->job.nodes.n, others, waiters);
+	if (c->admin.max_connections < 0)
+		c->admin.max_connections = conns;
+	else if (c->admin.max_connections < others)
+		strv_pushf(errs, "admin.max_connections: %ld cannot hold a connection from each of this job's %ld other "
+		    "nodes (job.nodes has %zu): set at least %ld, or leave it out (derived: %ld)",
+		    c->admin.max_connections, others, c->job.nodes.n, others, conns);
+}
+
+long
+cfg_waiters_for(size_t nodes)
+{
+	long d = 2 * (long)nodes + 32;
+	return d > 64 ? d : 64;
+}
+
+long
+cfg_connections_for(size_t nodes)
+{
+	long d = 2 * (long)nodes + 256;
+	return d > 512 ? d : 512;
+}
+
 static void
 resolve(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
 {
@@ -1034,6 +1070,7 @@ resolve(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
 			strv_pushf(errs, "master.url: %s", why);
 	}
 	check_job(c, errs);
+	admin_limits(c, errs);
 	resolve_nodes(c, ov, errs);
 	resolve_gpus(c, errs);
 }

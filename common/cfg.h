@@ -82,7 +82,7 @@ struct cfg {
 		long		 metrics_timeout_ms;
 		long		 max_connections;
 		long		 max_connections_per_ip;	/* 0: no limit */
-		long		 max_waiters;	/* /endpoints long-polls held at once */
+		long		 max_waiters;	/* long-polls held at once; resolved from job.nodes when unset */
 		long		 busy_poll_us;	/* poll the loop this long after a request back to back; 0: sleep */
 		int		 debug_routes;	/* proxy the master's routes that list keys, segments, ... */
 		int		 write_routes;	/* proxy its mutating routes (with admin.auth only) */
@@ -135,4 +135,8 @@ char	*cfg_expand(const char *, char *, size_t);
 /* "ADDR:PORT" with a numeric IPv4 or bracketed IPv6 address. */
 int	cfg_parse_hostport(const char *, char *, size_t, int *, long *);
 const char *cfg_policy_name(int);
+/* The defaults of admin.max_waiters (2 per node and 32 more, at least 64) and admin.max_connections
+ * (2 per node and 256 more, at least 512) for a job of this many nodes. */
+long	cfg_waiters_for(size_t);
+long	cfg_connections_for(size_t);
 #endif

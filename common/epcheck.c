@@ -38,6 +38,9 @@ epcheck(const char *text, size_t len, struct ep_view *v, char *err, size_t errle
 	v->ready = json_is_true(json_object_get(j, "ready"));
 	if (!json_is_string(json_object_get(j, "job_id")))
 		return bad(j, err, errlen, "job_id", "not a string");
+	if (strlen(json_string_value(json_object_get(j, "job_id"))) >= sizeof v->job_id)
+		return bad(j, err, errlen, "job_id", "longer than 255 bytes");
+	snprintf(v->job_id, sizeof v->job_id, "%s", json_string_value(json_object_get(j, "job_id")));
 	if ((x = json_object_get(j, "instance")) != NULL) {
 		s = json_string_value(x);
 		if (s == NULL || strlen(s) == 0 || strlen(s) > 32)

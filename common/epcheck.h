@@ -9,6 +9,7 @@ struct ep_view {
 	long long	 generation;		/* 1 .. 2^31-1 */
 	int		 ready;
 	char		 instance[40];		/* the head's run ("" from a head that does not say) */
+	char		 job_id[256];		/* the head's job */
 	char		 rpc_host[URL_HOST_MAX];
 	int		 rpc_port;
 	char		 meta_host[URL_HOST_MAX];	/* "" when the master has no metadata server */

@@ -33,7 +33,7 @@ static void
 reset_headers(struct httpresp *r)
 {
 	r->status = 0;
-	r->chunked = r->te = r->conn_close = r->conn_keep = 0;
+	r->chunked = r->te = r->conn_close = r->conn_keep = r->busy = 0;
 	r->content_length = -1;
 	r->left = 0;
 	clear(&r->content_type);
@@ -168,7 +168,8 @@ header(struct httpresp *r, const char *h, size_t n)
 	} else if (nl == 12 && strncasecmp(h, "content-type", nl) == 0) {
 		clear(&r->content_type);
 		buf_add(&r->content_type, v, (size_t)(e - v));
-	}
+	} else if (nl == sizeof HTTPRESP_BUSY - 1 && strncasecmp(h, HTTPRESP_BUSY, nl) == 0)
+		r->busy = 1;
 	return HR_MORE;
 }
 

@@ -12,6 +12,10 @@
 
 enum httpresp_rc { HR_MORE, HR_DONE, HR_ERROR };
 
+/* The header a sidecar's admin server adds to an answer that says it is busy (at admin.max_waiters),
+ * not that the master is down: the asker comes back within milliseconds. */
+#define HTTPRESP_BUSY	"X-Mooncake-Sidecar-Busy"
+
 enum httpresp_err {
 	HR_OK,
 	HR_E_SYNTAX,		/* not HTTP/1.x, a bad header or chunk line */
@@ -27,6 +31,7 @@ struct httpresp {
 	int		 keep_alive;	/* the connection may carry another request */
 	struct buf	 body;
 	struct buf	 content_type;	/* empty when the response had none */
+	int		 busy;		/* it carried HTTPRESP_BUSY: another sidecar is at a limit of its own */
 	int		 err;		/* enum httpresp_err when HR_ERROR was returned */
 	/* limits and the request's method */
 	size_t		 max_header;

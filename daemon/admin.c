@@ -22,6 +22,7 @@
 #include "clock.h"
 #include "counters.h"
 #include "httpc.h"
+#include "httpresp.h"
 #include "log.h"
 #include "query.h"
 #include "tls.h"
@@ -115,6 +116,14 @@ struct flight {
 	struct flight		*next;
 };
 
+/* One answer to many held requests (a publish wakes every follower's long-poll): rendered and copied
+ * once, queued on each connection; freed when the last of them is done with it. */
+struct shared {
+	struct MHD_Response	*resp;
+	int			 code;
+	int			 users;		/* the requests holding it, and its maker until it is handed out */
+};
+
 struct request {
 	struct admin		*a;
 	struct MHD_Connection	*conn;
@@ -122,6 +131,7 @@ struct request {
 	char			*path;		/* the request's path, decoded */
 	int			 code;
 	struct MHD_Response	*resp;		/* ready to queue after a resume */
+	struct shared		*shared;	/* or this one, shared with others */
 	struct httpc_req	*up;
 	struct buf		 own;		/* /metrics: the sidecar's part */
 	const struct write_route *write;	/* one of the master's mutating routes */
@@ -130,8 +140,9 @@ struct request {
 	struct event		*wait_ev;	/* /endpoints long-poll deadline */
 	struct event		*eof_ev;	/* while suspended: has the client gone? */
 	struct basic_req	*auth_req;	/* a basic-auth password being checked */
-	char			 since[32];
+	char			 since[40];
 	struct request		*next;
+	struct request		**pprev;	/* where the waiters list points at it (O(1) removal) */
 	struct flight		*flight;	/* the upstream GET it waits for */
 	struct request		*fnext;		/* in its flight's waiters */
 };
@@ -200,15 +211,19 @@ respond_error(struct request *r, int code, const char *msg)
 	return ret;
 }
 
-/* 503 with Retry-After: 1, for a limit that frees up soon. */
+/* 503 with Retry-After: 1, for a limit that frees up soon; busy: the limit is admin.max_waiters,
+ * which another sidecar polling this one is told (HTTPRESP_BUSY) so that it comes back within
+ * milliseconds instead of taking it for a master that is down. */
 static enum MHD_Result
-respond_retry_later(struct request *r, const char *msg)
+respond_retry_later(struct request *r, const char *msg, int busy)
 {
 	char *e = error_json(r->a, msg);
 	struct MHD_Response *m = make_response("application/json", e, strlen(e));
 	enum MHD_Result ret;
 	free(e);
 	MHD_add_response_header(m, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+	if (busy)
+		MHD_add_response_header(m, HTTPRESP_BUSY, "admin.max_waiters");
 	r->code = MHD_HTTP_SERVICE_UNAVAILABLE;
 	ret = MHD_queue_response(r->conn, MHD_HTTP_SERVICE_UNAVAILABLE, m);
 	MHD_destroy_response(m);
@@ -407,6 +422,17 @@ flight_leave(struct request *r)
 	}
 }
 
+int
+admin_port(const struct admin *a)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof ss;
+	if (getsockname(a->lfd, (struct sockaddr *)&ss, &len) != 0)
+		return -1;
+	return ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port :
+	    ((struct sockaddr_in *)&ss)->sin_port);
+}
+
 unsigned long
 admin_coalesced(const struct admin *a)
 {
@@ -473,21 +499,43 @@ ask(const struct admin *a, const char *path, struct admin_answer *ans)
 	return a->p.source.answer(a->p.source.arg, path, ans);
 }
 
-/* A held request is answered with ans, from the loop. */
-static void
-wake(struct request *r, const struct admin_answer *ans)
+static struct shared *
+shared_new(const struct admin_answer *ans)
 {
-	struct request **pp;
-	for (pp = &r->a->waiters; *pp != NULL && *pp != r; pp = &(*pp)->next)
-		;
-	if (*pp == r)
-		*pp = r->next;
+	struct shared *sh = xcalloc(1, sizeof *sh);
+	sh->resp = answer_response(ans);
+	sh->code = ans->code;
+	sh->users = 1;
+	return sh;
+}
+
+static void
+shared_drop(struct shared *sh)
+{
+	if (sh != NULL && --sh->users == 0) {
+		MHD_destroy_response(sh->resp);
+		free(sh);
+	}
+}
+
+/* A held request is answered with sh, from the loop. */
+static void
+wake(struct request *r, struct shared *sh)
+{
+	if (r->pprev != NULL) {
+		*r->pprev = r->next;
+		if (r->next != NULL)
+			r->next->pprev = r->pprev;
+		r->pprev = NULL;
+		r->next = NULL;
+	}
 	r->a->nwaiters--;
 	unwatch(r);
 	event_free(r->wait_ev);
 	r->wait_ev = NULL;
-	r->code = ans->code;
-	r->resp = answer_response(ans);
+	r->code = sh->code;
+	r->shared = sh;
+	sh->users++;
 	MHD_resume_connection(r->conn);
 	event_active(r->a->kick, EV_TIMEOUT, 0);
 }
@@ -497,9 +545,12 @@ static void
 wake_now(struct request *r)
 {
 	struct admin_answer ans;
+	struct shared *sh;
 	ask(r->a, r->path, &ans);
-	wake(r, &ans);
+	sh = shared_new(&ans);
 	free(ans.body);
+	wake(r, sh);
+	shared_drop(sh);
 }
 
 static void
@@ -508,34 +559,39 @@ wait_cb(evutil_socket_t fd, short what, void *arg)
 	wake_now(arg);
 }
 
-/* Each route waited on is asked once, and its answer goes to every request whose tag it changes. */
+/* Each route waited on is asked once, and its answer, rendered once, goes to every request whose tag
+ * it changes, in this loop pass. */
 void
 admin_changed(struct admin *a)
 {
-	struct admin_answer ans[4];
-	const char *paths[4];
-	size_t n = 0;
+	struct { const char *path; struct admin_answer ans; struct shared *sh; } k[4];
+	size_t n = 0, i;
 	struct request *r, *next;
 	if (a == NULL)
 		return;
 	for (r = a->waiters; r != NULL; r = next) {
-		size_t k;
 		next = r->next;
-		for (k = 0; k < n && strcmp(paths[k], r->path) != 0; k++)
+		for (i = 0; i < n && strcmp(k[i].path, r->path) != 0; i++)
 			;
-		if (k == n) {
-			if (n == sizeof ans / sizeof ans[0]) {
+		if (i == n) {
+			if (n == sizeof k / sizeof k[0]) {
 				wake_now(r);
 				continue;
 			}
-			ask(a, r->path, &ans[n]);
-			paths[n++] = r->path;
+			k[n].path = r->path;
+			k[n].sh = NULL;
+			ask(a, r->path, &k[n++].ans);
 		}
-		if (strcmp(r->since, ans[k].etag) != 0)
-			wake(r, &ans[k]);
+		if (strcmp(r->since, k[i].ans.etag) == 0)
+			continue;
+		if (k[i].sh == NULL)
+			k[i].sh = shared_new(&k[i].ans);
+		wake(r, k[i].sh);
 	}
-	for (size_t k = 0; k < n; k++)
-		free(ans[k].body);
+	for (i = 0; i < n; i++) {
+		free(k[i].ans.body);
+		shared_drop(k[i].sh);
+	}
 }
 
 /* One of the source's own routes: answered now, or held until its ETag differs from ?since=. */
@@ -567,13 +623,16 @@ own_route(struct request *r, const char *url)
 			char msg[160];
 			snprintf(msg, sizeof msg, "%ld long-polls are waiting already (admin.max_waiters); retry later",
 			    a->nwaiters);
-			return respond_retry_later(r, msg);
+			return respond_retry_later(r, msg, 1);
 		}
 		snprintf(r->since, sizeof r->since, "%s", since);
 		MHD_suspend_connection(r->conn);
 		r->wait_ev = evtimer_new(a->p.base, wait_cb, r);
 		evtimer_add(r->wait_ev, &tv);
 		r->next = a->waiters;
+		if (a->waiters != NULL)
+			a->waiters->pprev = &r->next;
+		r->pprev = &a->waiters;
 		a->waiters = r;
 		a->nwaiters++;
 		watch(r);
@@ -711,7 +770,7 @@ authorize(struct request *r, const char *header)
 		return MHD_YES;
 	if (rc == BASIC_BUSY)
 		return respond_retry_later(r, "too many passwords are being checked (admin.auth.basic_auth_users); "
-		    "retry later");
+		    "retry later", 0);
 	suspend(r);
 	return MHD_YES;
 }
@@ -778,6 +837,12 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 		r->resp = NULL;
 		return ret;
 	}
+	if (r->shared != NULL) {
+		enum MHD_Result ret = MHD_queue_response(conn, (unsigned)r->code, r->shared->resp);
+		shared_drop(r->shared);
+		r->shared = NULL;
+		return ret;
+	}
 	if (*upload_size != 0) {
 		if (r->write != NULL && !r->too_large && r->body.len + *upload_size <= WRITE_MAX_BODY)
 			buf_add(&r->body, upload_data, *upload_size);
@@ -812,6 +877,7 @@ completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_Reque
 		event_free(r->wait_ev);
 	if (r->resp != NULL)
 		MHD_destroy_response(r->resp);
+	shared_drop(r->shared);
 	buf_free(&r->own);
 	buf_free(&r->body);
 	free(r->path);
@@ -947,7 +1013,7 @@ listen_on(const struct cfg *cfg, char *err, size_t errlen)
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
 	if (ss.ss_family == AF_INET6)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof on);
-	if (bind(fd, (struct sockaddr *)&ss, len) != 0 || listen(fd, 1024) != 0) {
+	if (bind(fd, (struct sockaddr *)&ss, len) != 0 || listen(fd, 4096) != 0) {
 		snprintf(err, errlen, "cannot listen on %s (admin.listen): %s", cfg->admin.listen,
 		    strerror(errno));
 		close(fd);
@@ -1045,7 +1111,11 @@ admin_new(const struct admin_params *p, char *err, size_t errlen)
 	if (p->master != NULL)
 		a->proxy = httpc_new(p->base, p->master, PROXY_POOL, PROXY_MAX_BODY, p->cfg->admin.upstream_timeout_ms);
 	admin_run(a);
-	log_info("admin: listening on %s%s", p->cfg->admin.listen, p->tls->cert != NULL ? " (HTTPS)" : "");
+	if (p->cfg->admin.port == 0)	/* any free port: which one is the log's to say */
+		log_notice("admin: listening on %s port %d%s", p->cfg->admin.host, admin_port(a),
+		    p->tls->cert != NULL ? " (HTTPS)" : "");
+	else
+		log_info("admin: listening on %s%s", p->cfg->admin.listen, p->tls->cert != NULL ? " (HTTPS)" : "");
 	return a;
 }
 

@@ -59,6 +59,8 @@ void		 admin_reload_tls(struct admin *);
 /* Something a long-poll may wait on changed: ask the source again and answer those it concerns
  * (one answer per route, shared by every request that waits on it). */
 void		 admin_changed(struct admin *);
+/* The port it listens on (admin.listen may ask for any free one, port 0). */
+int		 admin_port(const struct admin *);
 /* Requests answered by an identical upstream GET already in flight (coalesced). */
 unsigned long	 admin_coalesced(const struct admin *);
 /* Long-polls held now. */

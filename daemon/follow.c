@@ -31,6 +31,8 @@ struct follow {
 	char			 state[sizeof(((struct url *)0)->host) + 1200];
 	char			 logged[600];	/* the problem last logged */
 	int			 failures;	/* the head unreachable this many times in a row */
+	int			 busy_logged;	/* the head's being busy was logged (once per episode) */
+	const char		*job_id;	/* this node's: the head must serve the same job */
 	long			 backoff_ms;
 };
 
@@ -91,6 +93,23 @@ problem(struct follow *f, const char *why, int unreachable)
 	f->changed(f->arg);
 }
 
+/* The head holds as many long-polls as admin.max_waiters lets it: not the master's trouble, and
+ * not worth a backoff. Again in 10 to 50 ms (jittered: a thousand followers turned away together
+ * do not come back together), logged once per episode. */
+static void
+head_busy(struct follow *f)
+{
+	long ms = 10 + random() % 41;
+	if (!f->busy_logged)
+		log_notice("follow: the head sidecar at %s is busy (it holds admin.max_waiters long-polls); asking "
+		    "again in tens of milliseconds", f->url);
+	f->busy_logged = 1;
+	snprintf(f->state, sizeof f->state, "waiting for the head sidecar at %s: it is busy (admin.max_waiters)",
+	    f->url);
+	schedule(f, ms);
+	f->changed(f->arg);
+}
+
 static void
 answered(const struct httpc_response *pr, void *arg)
 {
@@ -104,7 +123,12 @@ answered(const struct httpc_response *pr, void *arg)
 		problem(f, pr->detail, 1);
 		return;
 	}
-	if (pr->status == 503) {	/* the head has no files yet, or holds as many polls as it takes */
+	if (pr->status == 503 && pr->busy) {
+		head_busy(f);
+		return;
+	}
+	f->busy_logged = 0;
+	if (pr->status == 503) {	/* the head has no files yet (an older one: or it is busy) */
 		f->failures = 0;
 		problem(f, "its master is not ready yet (HTTP 503)", 0);
 		return;
@@ -117,6 +141,12 @@ answered(const struct httpc_response *pr, void *arg)
 	f->failures = 0;
 	if (epcheck(pr->body, pr->len, &v, err, sizeof err) != 0) {
 		snprintf(why, sizeof why, "unusable answer, not written: %s", err);
+		problem(f, why, 0);
+		return;
+	}
+	if (strcmp(v.job_id, f->job_id) != 0) {
+		snprintf(why, sizeof why, "it serves job \"%.200s\" and this node is of job \"%.200s\" (job.id): not "
+		    "written", v.job_id, f->job_id);
 		problem(f, why, 0);
 		return;
 	}
@@ -167,6 +197,7 @@ follow_new(const struct peers *p, struct endpoints *files, void (*changed)(void 
 		return NULL;
 	}
 	f->files = files;
+	f->job_id = c->job.id;
 	f->changed = changed;
 	f->arg = arg;
 	f->retry = evtimer_new(p->base, retry_cb, f);

@@ -352,6 +352,7 @@ complete(struct conn *c, int leftover)
 	struct httpc_response resp = {
 		.outcome = HTTPC_OK, .status = hr->status,
 		.content_type = hr->content_type.len > 0 ? hr->content_type.p : NULL,
+		.busy = hr->busy,
 		.body = hr->body.p, .len = hr->body.len, .detail = "ok"
 	};
 	int keep = hr->keep_alive && !leftover;

@@ -36,6 +36,7 @@ struct httpc_response {
 	int		 outcome;
 	int		 status;
 	const char	*content_type;	/* NULL when the upstream sent none */
+	int		 busy;		/* another sidecar said it is busy (HTTPRESP_BUSY) */
 	const char	*body;		/* NUL-terminated */
 	size_t		 len;
 	double		 seconds;

@@ -10,6 +10,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sysexits.h>
+#include <time.h>
 #include <unistd.h>
 #include <event2/event.h>
 #include "addrs.h"
@@ -386,6 +387,7 @@ components_start(struct sidecar *s, struct topology *topo)
 		fatalx(EX_CONFIG, "workers: %s", err);
 	if ((s->admin = admin_new(&ap, err, sizeof err)) == NULL)
 		fatalx(EX_UNAVAILABLE, "admin: %s", err);
+	s->cfg.admin.port = admin_port(s->admin);	/* the one bound, when admin.listen asked for any */
 	become_user(&s->cfg);
 	s->endpoints = endpoints_new(&s->cfg, s->base, s->node_addr.addr, workers_topology(s->workers),
 	    sidecar_changed, s);
@@ -441,6 +443,7 @@ main(int argc, char **argv)
 
 	if ((rc = parse_args(argc, argv, &args)) >= 0)
 		return rc;
+	srandom((unsigned)getpid() ^ (unsigned)time(NULL));	/* jitter that differs between nodes */
 	log_init(args.verbose);
 	if (args.status)
 		return status_main(args.status_url ? args.status_url : "http://127.0.0.1:9103", args.token_file,

@@ -82,4 +82,30 @@ rmdir "$T/fol/mooncake.env"
 wait_for 15 is true "$TESTKIT" json-get "$T/fol/endpoints.json" ready || fail "not written after the obstacle went"
 [ "$(disk_gen)" = 9 ] || fail "generation $(disk_gen)"
 pass "a run_dir that cannot be written: $N requests in 3 s, logged $L time(s); written once it can be"
+
+# A head of another job (job.id differs): nothing written, and the log says why.
+sed -i 's/"job_id": "test"/"job_id": "other"/' "$H/body"
+follower_config oj "$HP"
+"$SIDECAR" -c "$T/oj.json" >"$T/sidecar-oj.out" 2>&1 &
+STARTED+=($!)
+SIDECARS+=($!)
+wait_for 10 grep_q "$T/sidecar-oj.out" 'it serves job "other" and this node is of job "test" (job.id): not written' ||
+    fail "another job's head: $(grep follow: "$T/sidecar-oj.out" | tail -2)"
+[ ! -e "$T/oj/endpoints.json" ] && [ ! -e "$T/oj/mooncake.env" ] || fail "files written from another job's head"
+pass "a head of another job: nothing written, the follower says which job the head serves"
+
+# A head that is not a sidecar (a plain web server): nothing written, the answer named.
+mkdir -p "$T/www"
+WP=$("$TESTKIT" freeports 1)
+/usr/bin/python3 -m http.server "$WP" --bind 127.0.0.1 --directory "$T/www" >/dev/null 2>&1 &
+STARTED+=($!)
+wait_for 10 accepts "$WP" || fail "the web server did not start"
+follower_config ns "$WP"
+"$SIDECAR" -c "$T/ns.json" >"$T/sidecar-ns.out" 2>&1 &
+STARTED+=($!)
+SIDECARS+=($!)
+wait_for 10 grep_q "$T/sidecar-ns.out" "waiting for the head sidecar at http://127.0.0.1:$WP: /endpoints answered HTTP 404" ||
+    fail "a head that is not a sidecar: $(grep follow: "$T/sidecar-ns.out" | tail -2)"
+[ ! -e "$T/ns/endpoints.json" ] || fail "files written from a web server"
+pass "a head that is not a sidecar (a web server answering 404): nothing written, the answer named"
 finish

@@ -58,6 +58,9 @@ finish() {
 	exit 0
 }
 
+# pct P: the P-th percentile (nearest rank) of the numbers on stdin.
+pct() { sort -n | awk -v p="$1" '{ a[NR] = $1 } END { if (NR == 0) { print "nan"; exit } r = int(NR * p / 100 + 0.999999); if (r < 1) r = 1; if (r > NR) r = NR; print a[r] }'; }
+
 now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
 
 # wait_for SECONDS command...: poll every 10 ms until the command succeeds or time runs out.

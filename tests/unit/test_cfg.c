@@ -70,13 +70,13 @@ static const struct {
 	{ "{\"admin\":{\"listen\":\"0.0.0.0:9003\"}}",
 	  "admin.listen: port 9003 is also used by master.metrics_port" },
 	{ "{\"admin\":{\"listen\":\"localhost:9103\"}}",
-	  "admin.listen: must be ADDRESS:PORT with a numeric IPv4 or [IPv6] address and a port 1..65535, "
+	  "admin.listen: must be ADDRESS:PORT with a numeric IPv4 or [IPv6] address and a port 0..65535 (0: any free port), "
 	  "got \"localhost:9103\"" },
-	{ "{\"admin\":{\"listen\":\"127.0.0.1:0\"}}",
-	  "admin.listen: must be ADDRESS:PORT with a numeric IPv4 or [IPv6] address and a port 1..65535, "
-	  "got \"127.0.0.1:0\"" },
+	{ "{\"admin\":{\"listen\":\"127.0.0.1:65536\"}}",
+	  "admin.listen: must be ADDRESS:PORT with a numeric IPv4 or [IPv6] address and a port 0..65535 (0: any free "
+	  "port), got \"127.0.0.1:65536\"" },
 	{ "{\"admin\":{\"listen\":\"::1:9103\"}}",
-	  "admin.listen: must be ADDRESS:PORT with a numeric IPv4 or [IPv6] address and a port 1..65535, "
+	  "admin.listen: must be ADDRESS:PORT with a numeric IPv4 or [IPv6] address and a port 0..65535 (0: any free port), "
 	  "got \"::1:9103\"" },
 	{ "{\"admin\":{\"max_connections\":0}}", "admin.max_connections: must be 1..65536, got 0" },
 	{ "{\"admin\":{\"busy_poll_us\":10001}}", "admin.busy_poll_us: must be 0..10000, got 10001" },
@@ -420,6 +420,8 @@ START_TEST(test_hostport)
 	ck_assert_int_eq(cfg_parse_hostport("1.2.3.4:12x", host, sizeof host, &fam, &port), -1);
 	ck_assert_int_eq(cfg_parse_hostport("[::1]9103", host, sizeof host, &fam, &port), -1);
 	ck_assert_int_eq(cfg_parse_hostport(":9103", host, sizeof host, &fam, &port), -1);
+	ck_assert_int_eq(cfg_parse_hostport("127.0.0.1:0", host, sizeof host, &fam, &port), 0);	/* any free port */
+	ck_assert_int_eq(port, 0);
 }
 END_TEST
 

@@ -28,6 +28,7 @@ static const struct {
 	{ "\"generation\": 7", "\"generation\": 7.5", "generation: not an integer from 1 to 2147483647" },
 	{ "\"generation\": 7", "\"generation\": \"7\"", "generation: not an integer from 1 to 2147483647" },
 	{ "\"job_id\": \"j\"", "\"job_id\": 3", "job_id: not a string" },
+	{ "\"job_id\": \"j\"", "\"job_id\": \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"", "job_id: longer than 255 bytes" },
 	{ "\"0a1b\"", "\"xyz\"", "instance: not 1 to 32 hex digits" },
 	{ "\"10.0.0.5:50051\"", "\"10.0.0.5\"", "master.rpc: not HOST:PORT" },
 	{ "\"10.0.0.5:50051\"", "\"10.0.0.5:0\"", "master.rpc: not HOST:PORT" },

@@ -110,6 +110,7 @@ struct outcome {
 	int	rc, err, status, keep;
 	char	*body, *ctype;
 	size_t	rest;
+	int	busy;
 };
 
 static void
@@ -137,6 +138,7 @@ run(const struct hcase *c, const size_t *cuts, size_t ncuts, struct outcome *o)
 	o->body = rc == HR_DONE ? strdup(r.body.p) : NULL;
 	o->ctype = rc == HR_DONE ? strdup(r.content_type.p ? r.content_type.p : "") : NULL;
 	o->rest = rc == HR_DONE ? len - consumed : 0;
+	o->busy = r.busy;
 	httpresp_free(&r);
 }
 
@@ -157,6 +159,31 @@ expect(const struct hcase *c, const struct outcome *o, const char *how)
 	free(o->body);
 	free(o->ctype);
 }
+
+/* X-Mooncake-Sidecar-Busy, whole and split at every byte; one in an interim response is forgotten. */
+START_TEST(test_busy)
+{
+	static const struct { const char *in; int busy; } b[] = {
+		{ "HTTP/1.1 503 Service Unavailable" CRLF "Retry-After: 1" CRLF "x-mooncake-sidecar-BUSY: admin.max_waiters"
+		  CRLF "Content-Length: 2" CRLF CRLF "{}", 1 },
+		{ "HTTP/1.1 100 Continue" CRLF "X-Mooncake-Sidecar-Busy: 1" CRLF CRLF "HTTP/1.1 503 No" CRLF
+		  "Content-Length: 0" CRLF CRLF, 0 },
+		{ "HTTP/1.1 503 No" CRLF "X-Mooncake-Sidecar-Busyness: 1" CRLF "Content-Length: 0" CRLF CRLF, 0 },
+	};
+	for (size_t k = 0; k < sizeof b / sizeof b[0]; k++) {
+		size_t len = strlen(b[k].in);
+		for (size_t cut = 0; cut <= len; cut++) {
+			struct hcase c = { "busy", b[k].in, 0, 0, HR_DONE, 0, 503, b[k].busy ? "{}" : "", "", 1, 0 };
+			struct outcome o;
+			run(&c, &cut, 1, &o);
+			ck_assert_msg(o.rc == HR_DONE && o.busy == b[k].busy, "case %zu split at %zu: rc %d busy %d", k, cut,
+			    o.rc, o.busy);
+			free(o.body);
+			free(o.ctype);
+		}
+	}
+}
+END_TEST
 
 START_TEST(test_whole)
 {
@@ -277,6 +304,7 @@ main(void)
 	Suite *s = suite_create("httpresp");
 	TCase *tc = tcase_create("httpresp");
 	int n = (int)(sizeof cases / sizeof cases[0]);
+	tcase_add_test(tc, test_busy);
 	tcase_add_loop_test(tc, test_whole, 0, n);
 	tcase_add_loop_test(tc, test_split, 0, n);
 	tcase_add_loop_test(tc, test_bytewise, 0, n);
