@@ -26,6 +26,33 @@ write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+/* What a temporary name is made of: this process's pid and 48 random bits, drawn once per process
+ * (a fork draws again), then counted up: unique across processes and nodes that share a directory,
+ * without a system call per file. */
+static struct {
+	pid_t			 pid;
+	unsigned long long	 next;
+	mode_t			 umask;
+} names;
+
+static void
+names_init(void)
+{
+	unsigned char r[6];
+	pid_t pid = getpid();
+	if (names.pid == pid)
+		return;
+	if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+		for (size_t i = 0; i < sizeof r; i++)
+			r[i] = (unsigned char)(random() >> 8);
+	names.pid = pid;
+	names.next = 0;
+	for (size_t i = 0; i < sizeof r; i++)
+		names.next = names.next << 8 | r[i];
+	names.umask = umask(022);
+	umask(names.umask);
+}
+
 int
 atomic_write(const char *path, const void *buf, size_t len, mode_t mode, int flags, char *err,
     size_t errlen)
@@ -35,14 +62,10 @@ atomic_write(const char *path, const void *buf, size_t len, mode_t mode, int fla
 
 	/* A name nobody else uses, created here and now: never an existing file, never through a
 	 * symbolic link (two nodes with the same pid may share a run directory). */
+	names_init();
 	for (int tries = 0; fd < 0 && tries < 16; tries++) {
-		unsigned char r[6];
-		if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
-			for (size_t i = 0; i < sizeof r; i++)
-				r[i] = (unsigned char)(random() >> 8);
 		free(tmp);
-		tmp = xasprintf("%s.tmp.%ld.%02x%02x%02x%02x%02x%02x", path, (long)getpid(), r[0], r[1], r[2], r[3],
-		    r[4], r[5]);
+		tmp = xasprintf("%s.tmp.%ld.%012llx", path, (long)names.pid, names.next++ & 0xffffffffffffULL);
 		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 		if (fd < 0 && errno != EEXIST)
 			break;
@@ -51,7 +74,9 @@ atomic_write(const char *path, const void *buf, size_t len, mode_t mode, int fla
 		snprintf(err, errlen, "open %s: %s", tmp, strerror(errno));
 		goto out;
 	}
-	if (fchmod(fd, mode) != 0 || write_all(fd, buf, len) != 0 || ((flags & ATOMIC_FSYNC) && fsync(fd) != 0)) {
+	/* the mode asked for, whatever the umask took away (a fchmod only when it took something) */
+	if (((mode & names.umask) != 0 && fchmod(fd, mode) != 0) || write_all(fd, buf, len) != 0 ||
+	    ((flags & ATOMIC_FSYNC) && fsync(fd) != 0)) {
 		snprintf(err, errlen, "write %s: %s", tmp, strerror(errno));
 		close(fd);
 		unlink(tmp);

@@ -564,7 +564,7 @@ wait_cb(evutil_socket_t fd, short what, void *arg)
 void
 admin_changed(struct admin *a)
 {
-	struct { const char *path; struct admin_answer ans; struct shared *sh; } k[4];
+	struct { const char *path; char tag[40]; int asked; struct admin_answer ans; struct shared *sh; } k[4];
 	size_t n = 0, i;
 	struct request *r, *next;
 	if (a == NULL)
@@ -580,7 +580,16 @@ admin_changed(struct admin *a)
 			}
 			k[n].path = r->path;
 			k[n].sh = NULL;
-			ask(a, r->path, &k[n++].ans);
+			k[n].asked = 0;
+			if (a->p.source.tag(a->p.source.arg, r->path, k[n].tag, sizeof k[n].tag) != 0)
+				k[n].tag[0] = '\0';
+			n++;
+		}
+		if (k[i].tag[0] != '\0' && strcmp(r->since, k[i].tag) == 0)
+			continue;	/* nothing new for it: no answer made */
+		if (!k[i].asked) {
+			ask(a, r->path, &k[i].ans);
+			k[i].asked = 1;
 		}
 		if (strcmp(r->since, k[i].ans.etag) == 0)
 			continue;
@@ -589,7 +598,8 @@ admin_changed(struct admin *a)
 		wake(r, k[i].sh);
 	}
 	for (i = 0; i < n; i++) {
-		free(k[i].ans.body);
+		if (k[i].asked)
+			free(k[i].ans.body);
 		shared_drop(k[i].sh);
 	}
 }
@@ -600,9 +610,14 @@ own_route(struct request *r, const char *url)
 {
 	struct admin *a = r->a;
 	struct admin_answer ans;
-	char sbuf[64], tbuf[24];
-	const char *since, *tmo;
+	char sbuf[64], tbuf[24], tag[40];
+	const char *since = own_arg(r, "since", sbuf, sizeof sbuf), *tmo;
 	enum MHD_Result ret;
+	/* a long-poll for what is already known is held without an answer being made */
+	if (since != NULL && a->p.source.tag(a->p.source.arg, url, tag, sizeof tag) == 0 && strcmp(since, tag) == 0) {
+		r->route = r->path;
+		goto hold;
+	}
 	if (ask(a, url, &ans) != 0) {
 		json_t *o = json_pack("{s:s, s:s}", "error", "not found", "path", url);
 		char *s = json_dumps(o, JSON_COMPACT);
@@ -613,12 +628,12 @@ own_route(struct request *r, const char *url)
 		return ret;
 	}
 	r->route = r->path;
-	since = ans.etag[0] != '\0' ? own_arg(r, "since", sbuf, sizeof sbuf) : NULL;
-	if (since != NULL && strcmp(since, ans.etag) == 0) {
+	if (since != NULL && ans.etag[0] != '\0' && strcmp(since, ans.etag) == 0) {
+		free(ans.body);
+hold:;
 		struct timeval tv;
 		tmo = own_arg(r, "timeout_ms", tbuf, sizeof tbuf);
 		tv = ms_tv(query_ms(tmo, 25000, 60000));
-		free(ans.body);
 		if (a->nwaiters >= a->p.cfg->admin.max_waiters) {
 			char msg[160];
 			snprintf(msg, sizeof msg, "%ld long-polls are waiting already (admin.max_waiters); retry later",

@@ -35,6 +35,9 @@ struct admin_upstream {
 struct admin_source {
 	/* The sidecar's own route path: ans filled, 0; -1 when path is none of its routes. */
 	int	(*answer)(void *, const char *, struct admin_answer *);
+	/* The ETag path's answer would carry, without making the answer (a long-poll that would be
+	 * held costs no rendering): 0, or -1 when path has none. */
+	int	(*tag)(void *, const char *, char *, size_t);
 	void	(*upstream)(void *, struct admin_upstream *);
 	void	*arg;
 };

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <jansson.h>
 #include <event2/event.h>
 #include "atomicfile.h"
@@ -44,6 +45,7 @@ struct endpoints {
 	unsigned		 disk_gen;	/* what endpoints.json on disk says */
 	int			 disk_ready;
 	int			 dirty;		/* the disk does not say what memory says yet */
+	int			 dir_ok;	/* run_dir was there at the last write */
 	char			 error[600];	/* why not */
 	char			 addr[URL_HOST_MAX];	/* of the last ready publish */
 	char			 instance[40];	/* this run, in the endpoints.json it writes */
@@ -200,6 +202,30 @@ render_json(const struct endpoints *e, unsigned gen, int ready, const struct end
 	return s;
 }
 
+/* text (an endpoints.json) saying "ready": false; NULL when it is not JSON. */
+static char *
+marked_not_ready(const char *text)
+{
+	json_t *j = json_loads(text, 0, NULL);
+	char *s;
+	if (j == NULL)
+		return NULL;
+	json_object_set_new(j, "ready", json_false());
+	s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(j);
+	return s;
+}
+
+/* The not-ready twin of what memory says, made when a write needs it (a mirrored answer rarely
+ * does: only when an HA leader moved, or a write failed). */
+static const char *
+not_ready_text(struct endpoints *e)
+{
+	if (e->json_not_ready == NULL && e->ready && e->json != NULL)
+		e->json_not_ready = marked_not_ready(e->json);
+	return e->json_not_ready;
+}
+
 static int
 write_one(const char *path, const char *text, int flags, char *err, size_t errlen)
 {
@@ -220,10 +246,10 @@ flush(struct endpoints *e)
 	char err[512] = "";
 	int rc = 0;
 
-	if (mkdir_p(c->job.run_dir, 0750, err, sizeof err) != 0)
+	/* run_dir is made (again) when it may be missing: at first, and after a write failed */
+	if (!e->dir_ok && mkdir_p(c->job.run_dir, 0750, err, sizeof err) != 0)
 		rc = -1;
-	if (rc == 0 && e->ready && e->disk_ready && e->disk_gen != e->generation &&
-	    e->json_not_ready != NULL) {
+	if (rc == 0 && e->ready && e->disk_ready && e->disk_gen != e->generation && not_ready_text(e) != NULL) {
 		rc = write_one(e->json_path, e->json_not_ready, ATOMIC_FSYNC, err, sizeof err);
 		if (rc == 0)
 			e->disk_ready = 0;
@@ -245,7 +271,7 @@ flush(struct endpoints *e)
 			rc = write_one(e->env_path, b.p, ATOMIC_FSYNC, err, sizeof err);
 		buf_free(&b);
 		kvlist_clear(&env);
-		if (rc != 0 && e->json_not_ready != NULL) {
+		if (rc != 0 && not_ready_text(e) != NULL) {
 			char err2[512];
 			if (write_one(e->json_path, e->json_not_ready, ATOMIC_FSYNC, err2, sizeof err2) != 0)
 				unlink(e->json_path);	/* no file rather than a stale ready one */
@@ -263,6 +289,13 @@ flush(struct endpoints *e)
 		fsync_dir(e->json_path);
 		e->disk_ready = 0;
 	}
+	if (rc != 0 && e->dir_ok) {
+		struct stat st;
+		e->dir_ok = 0;
+		if (stat(c->job.run_dir, &st) != 0)	/* the directory went: once more, making it */
+			return flush(e);
+	}
+	e->dir_ok = rc == 0;
 	counters_observe(OP_WRITE_ENDPOINTS, rc ? ST_ERROR : ST_OK, mono_now() - t0);
 	if (rc != 0) {
 		struct timeval tv;
@@ -341,10 +374,17 @@ int
 endpoints_mirror(struct endpoints *e, const char *text, char *err, size_t errlen)
 {
 	struct ep_view v;
-	struct master_addr ma;
-	char *not_ready = NULL;
 	if (epcheck(text, strlen(text), &v, err, errlen) != 0)
 		return -1;
+	return endpoints_mirror_checked(e, text, &v, err, errlen);
+}
+
+int
+endpoints_mirror_checked(struct endpoints *e, const char *text, const struct ep_view *vp, char *err,
+    size_t errlen)
+{
+	const struct ep_view v = *vp;
+	struct master_addr ma;
 	/* The same head instance never goes back; a new one (the head restarted) starts its own count. */
 	if (strcmp(v.instance, e->head_instance) == 0 && v.generation < (long long)e->generation) {
 		snprintf(err, errlen, "generation %lld goes back from %u for the same head", v.generation,
@@ -356,28 +396,17 @@ endpoints_mirror(struct endpoints *e, const char *text, char *err, size_t errlen
 	snprintf(e->head_instance, sizeof e->head_instance, "%s", v.instance);
 	ma = (struct master_addr){ v.rpc_host, v.rpc_port, v.meta_port, NULL };
 	snprintf(e->mirror_entry, sizeof e->mirror_entry, "%s", v.entry);
-	if (v.ready) {
-		json_t *j = json_loads(text, 0, NULL);
-		json_object_set_new(j, "ready", json_false());
-		not_ready = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		json_decref(j);
-	}
-	set_state(e, (unsigned)v.generation, v.ready, &ma, xstrdup(text), not_ready);
+	set_state(e, (unsigned)v.generation, v.ready, &ma, xstrdup(text), NULL);
 	return 0;
 }
 
 int
 endpoints_mirror_not_ready(struct endpoints *e)
 {
-	json_t *j;
 	char *s, err[256];
 	int rc;
-	if (e->json == NULL || !e->ready)
+	if (e->json == NULL || !e->ready || (s = marked_not_ready(e->json)) == NULL)
 		return 0;
-	j = json_loads(e->json, 0, NULL);
-	json_object_set_new(j, "ready", json_false());
-	s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(j);
 	if ((rc = endpoints_mirror(e, s, err, sizeof err)) != 0)
 		log_err("endpoints: cannot mark the files not ready: %s", err);
 	free(s);

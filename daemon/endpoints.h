@@ -37,6 +37,9 @@ int		 endpoints_publish(struct endpoints *, unsigned, int, const struct endpoint
  * when it says ready, this node's mooncake.env and store config pointing at the master it names.
  * -1 with err when it is not usable (nothing written). */
 int		 endpoints_mirror(struct endpoints *, const char *, char *, size_t);
+/* The same for a text the caller has checked already (epcheck's view of it). */
+struct ep_view;
+int		 endpoints_mirror_checked(struct endpoints *, const char *, const struct ep_view *, char *, size_t);
 /* A node without a master whose head is lost: what it mirrors, marked not ready. */
 int		 endpoints_mirror_not_ready(struct endpoints *);
 /* Write again now what memory says, when the disk is behind (at exit). */

@@ -156,7 +156,7 @@ answered(const struct httpc_response *pr, void *arg)
 		return;
 	}
 	if (strcmp(etag, f->etag) != 0) {
-		if (endpoints_mirror(e, pr->body, err, sizeof err) != 0) {
+		if (endpoints_mirror_checked(e, pr->body, &v, err, sizeof err) != 0) {
 			snprintf(why, sizeof why, "unusable answer, not written: %s", err);
 			problem(f, why, 0);
 			return;
@@ -173,7 +173,7 @@ answered(const struct httpc_response *pr, void *arg)
 	snprintf(f->state, sizeof f->state, "following the master through %s (generation %u, %s)", f->url,
 	    endpoints_generation(e), endpoints_ready(e) ? "ready" : "not ready");
 	f->changed(f->arg);
-	schedule(f, FOLLOW_FLOOR_MS);
+	schedule(f, FOLLOW_FLOOR_MS + random() % 200);
 }
 
 static void

@@ -12,6 +12,7 @@
 #include "httpc.h"
 #include "log.h"
 #include "view.h"
+#include "workers.h"
 #include "workers_int.h"
 #include "xalloc.h"
 
@@ -360,11 +361,11 @@ gangs_unseen(const struct workers *ws)
 }
 
 /* What another node reads of this node's gangs, as one tag: it changes when any of it does. */
-static void
+void
 gangs_etag(const struct workers *ws, char *buf, size_t len)
 {
 	unsigned long long h = 14695981039346656037ULL;	/* FNV-1a */
-	for (size_t i = 0; i < ws->ngangs; i++) {
+	for (size_t i = 0; ws != NULL && i < ws->ngangs; i++) {
 		const struct gang *g = &ws->gangs[i];
 		char part[GANG_NAME_MAX + 64];
 		int n = snprintf(part, sizeof part, "%s %u %u %s;", g->name, g->generation, g->failures, gang_state(g));
@@ -403,6 +404,12 @@ gangs_view(const struct workers *ws, struct view *v)
 		o->up = g->state == GANG_RUNNING || g->state == GANG_WAITING;
 		memcpy(o->by_reason, g->by_reason, sizeof o->by_reason);
 	}
+}
+
+void
+workers_gangs_etag(const struct workers *ws, char *buf, size_t len)
+{
+	gangs_etag(ws, buf, len);
 }
 
 void

@@ -58,10 +58,23 @@ admin_answer(void *arg, const char *path, struct admin_answer *ans)
 {
 	struct view v;
 	int rc;
-	sidecar_view(arg, &v);
+	sidecar_view(arg, &v, strcmp(path, "/endpoints") == 0);
 	rc = routes_answer(&v, path, ans);
 	view_free(&v);
 	return rc;
+}
+
+/* The tag of a long-polled route, from the state without a view. */
+static int
+admin_tag(void *arg, const char *path, char *buf, size_t len)
+{
+	const struct sidecar *s = arg;
+	char gangs[32] = "";
+	const struct endpoints *e = s->endpoints;
+	if (strcmp(path, "/gangs") == 0)
+		workers_gangs_etag(s->workers, gangs, sizeof gangs);
+	return routes_tag(path, e != NULL && endpoints_json(e) != NULL, e ? endpoints_generation(e) : 0,
+	    e ? endpoints_ready(e) : 0, gangs, buf, len);
 }
 
 /* What the admin server's proxy needs to know of the master. */
@@ -378,7 +391,7 @@ components_start(struct sidecar *s, struct topology *topo)
 	struct workers_env wenv = { s->base, &s->cfg, &s->peers, &s->node_addr, s->iface_missing, sidecar_changed, s };
 	struct admin_params ap = { s->base, &s->cfg, s->token, &s->tls,
 		s->cfg.master.runs_here ? &s->master_targets[PROBE_ADMIN] : NULL,
-		{ admin_answer, admin_upstream, s }, &s->busy_until };
+		{ admin_answer, admin_tag, admin_upstream, s }, &s->busy_until };
 	char err[512];
 	s->peers = (struct peers){ s->base, &s->cfg, s->token, s->peer_cred };
 	node_address(s);

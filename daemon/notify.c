@@ -1,6 +1,7 @@
 #include "config.h"
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-daemon.h>
 #include "clock.h"
@@ -8,6 +9,7 @@
 #include "notify.h"
 
 static struct event *watchdog_ev, *status_ev;
+static int enabled;	/* NOTIFY_SOCKET is set: otherwise nothing is formatted or sent */
 static char last_status[2048];	/* the latest STATUS=, sent or about to be */
 
 /* STATUS= goes out at the end of the loop pass that set it, after the events already active: a
@@ -37,6 +39,7 @@ void
 notify_init(struct event_base *base)
 {
 	uint64_t usec = 0;
+	enabled = getenv("NOTIFY_SOCKET") != NULL;
 	status_ev = event_new(base, -1, 0, status_cb, NULL);
 	/* Pinging at half the interval from a loop timer: a wedged loop stops the pings. */
 	if (sd_watchdog_enabled(0, &usec) > 0 && usec > 0) {
@@ -72,7 +75,7 @@ notify_ready(const char *status)
 void
 notify_status(const char *status)
 {
-	if (strcmp(status, last_status) == 0)
+	if (!enabled || strcmp(status, last_status) == 0)
 		return;
 	snprintf(last_status, sizeof last_status, "%s", status);
 	if (status_ev != NULL)
@@ -93,4 +96,10 @@ void
 notify_reloading(void)
 {
 	sd_notify(0, "RELOADING=1");
+}
+
+int
+notify_enabled(void)
+{
+	return enabled;
 }

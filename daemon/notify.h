@@ -9,4 +9,6 @@ void	notify_ready(const char *);
 void	notify_status(const char *);
 void	notify_stopping(void);
 void	notify_reloading(void);
+/* NOTIFY_SOCKET is set: what STATUS= would say is worth making. */
+int	notify_enabled(void);
 #endif

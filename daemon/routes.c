@@ -26,6 +26,21 @@ error_json(const struct view *v, const char *msg)
 }
 
 int
+routes_tag(const char *path, int has_files, unsigned gen, int ready, const char *gangs_etag, char *buf, size_t len)
+{
+	if (strcmp(path, "/endpoints") == 0) {
+		if (has_files)
+			snprintf(buf, len, "%u-%s", gen, ready ? "ready" : "not-ready");
+		else
+			snprintf(buf, len, "none");
+	} else if (strcmp(path, "/gangs") == 0)
+		snprintf(buf, len, "%s", gangs_etag);
+	else
+		return -1;
+	return 0;
+}
+
+int
 routes_answer(const struct view *v, const char *path, struct admin_answer *ans)
 {
 	static const char json[] = "application/json", plain[] = "text/plain; charset=utf-8";
@@ -37,16 +52,13 @@ routes_answer(const struct view *v, const char *path, struct admin_answer *ans)
 		text(ans, 200, json, render_status(v));
 	else if (strcmp(path, "/gangs") == 0) {
 		text(ans, 200, json, render_gangs(v));
-		snprintf(ans->etag, sizeof ans->etag, "%s", v->gangs_etag);
+		routes_tag(path, 0, 0, 0, v->gangs_etag, ans->etag, sizeof ans->etag);
 	} else if (strcmp(path, "/endpoints") == 0) {
-		/* "<generation>-<ready|not-ready>", or "none" before the first file */
-		if (v->files_json != NULL) {
+		if (v->has_files)
 			text(ans, 200, json, xstrdup(v->files_json));
-			snprintf(ans->etag, sizeof ans->etag, "%u-%s", v->files_gen, v->files_ready ? "ready" : "not-ready");
-		} else {
+		else
 			text(ans, 503, json, error_json(v, "no endpoint files written yet"));
-			snprintf(ans->etag, sizeof ans->etag, "none");
-		}
+		routes_tag(path, v->has_files, v->files_gen, v->files_ready, NULL, ans->etag, sizeof ans->etag);
 	} else if (strcmp(path, "/metrics") == 0) {
 		struct buf b = { 0 };
 		render_metrics(v, &b);

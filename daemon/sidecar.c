@@ -114,7 +114,7 @@ gather(const struct sidecar *s, const struct target *t, struct rc_state *st)
 	st->workers_ready = workers_ready(s->workers);
 	st->workers_running = workers_running(s->workers);
 	st->follow_lost = follow_lost(s->follow);
-	sidecar_view(s, &v);
+	sidecar_view(s, &v, 0);
 	st->node_ready = v.ready;
 	view_free(&v);
 }
@@ -176,16 +176,17 @@ act(struct sidecar *s, const struct target *t, const struct rc_actions *a)
 	}
 	/* whatever changed, the long-polls waiting on it (a follower's /endpoints, a peer's /gangs) */
 	admin_changed(s->admin);
-	if (a->notify != RC_NOTIFY_NONE) {
+	if (a->notify != RC_NOTIFY_NONE && notify_enabled()) {
 		struct view v;
-		sidecar_view(s, &v);
-		if (a->notify == RC_NOTIFY_READY) {
+		sidecar_view(s, &v, 0);
+		if (a->notify == RC_NOTIFY_READY)
 			notify_ready(v.status_line);
-			s->ready_sent = 1;
-		} else
+		else
 			notify_status(v.status_line);
 		view_free(&v);
 	}
+	if (a->notify == RC_NOTIFY_READY)
+		s->ready_sent = 1;
 }
 
 static void
@@ -258,7 +259,7 @@ readiness_of(struct view *v, int stopping, int standby_without_leader)
 /* The one place that reads the master, the children, the endpoint files, the follower and the
  * workers for the outputs: every value copied into the view. */
 void
-sidecar_view(const struct sidecar *sc, struct view *v)
+sidecar_view(const struct sidecar *sc, struct view *v, int files)
 {
 	const struct child *c = sc->master ? master_child(sc->master) : NULL;
 	const struct endpoints *e = sc->endpoints;
@@ -282,7 +283,9 @@ sidecar_view(const struct sidecar *sc, struct view *v)
 		v->files_ready = endpoints_ready(e);
 		v->files_error = view_str(v, endpoints_error(e));
 		v->written_at = endpoints_written_at(e);
-		v->files_json = view_str(v, endpoints_json(e));
+		v->has_files = endpoints_json(e) != NULL;
+		if (files)
+			v->files_json = view_str(v, endpoints_json(e));
 	}
 	if (c != NULL) {
 		char host[URL_HOST_MAX];

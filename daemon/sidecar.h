@@ -53,6 +53,7 @@ struct sidecar {
  * the struct sidecar, so that it serves as every component's callback. */
 void	sidecar_changed(void *);
 void	sidecar_free_events(struct sidecar *);
-/* The read-only view of the whole state, the readiness rule's answer in it (daemon/view.h). */
-void	sidecar_view(const struct sidecar *, struct view *);
+/* The read-only view of the whole state, the readiness rule's answer in it (daemon/view.h); with
+ * files, the text of endpoints.json too (what /endpoints serves: a large job's is large). */
+void	sidecar_view(const struct sidecar *, struct view *, int files);
 #endif

@@ -99,7 +99,8 @@ struct view {
 	int			 files_ready;
 	const char		*files_error;	/* NULL: disk says what memory says */
 	double			 written_at;	/* 0: never */
-	const char		*files_json;	/* what /endpoints serves, NULL before the first write */
+	int			 has_files;	/* an endpoints.json exists (in memory) */
+	const char		*files_json;	/* what /endpoints serves (in a view made with it), else NULL */
 	/* every supervised process, the master first */
 	struct view_child	*children;
 	size_t			 nchildren;

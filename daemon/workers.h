@@ -47,6 +47,8 @@ size_t		 workers_count(const struct workers *);
 const struct topology *workers_topology(const struct workers *);
 size_t		 workers_running(const struct workers *);	/* processes alive */
 size_t		 workers_ready(const struct workers *);		/* in state ready */
+/* The tag of what /gangs says (it changes with it), without a view. */
+void		 workers_gangs_etag(const struct workers *, char *, size_t);
 /* The workers' and gangs' part of the view: their values, copied. */
 void		 workers_view(const struct workers *, struct view *);
 #endif

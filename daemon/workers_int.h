@@ -148,4 +148,5 @@ int	gang_ready(const struct gang *);
 struct view;
 /* The gangs' part of the view: each gang's values and the tag of what /gangs says. */
 void	gangs_view(const struct workers *, struct view *);
+void	gangs_etag(const struct workers *, char *, size_t);
 #endif

@@ -6,7 +6,8 @@
 # publish -> follower rename for the not-ready and the next ready generation, the head's CPU per
 # publish (the not-ready one: the restart backoff keeps the new master's start out of it), its idle
 # CPU with N followers held, its RSS and memory per held follower, beside one loopback round trip.
-# Usage: tests/bench/fanout.sh [N ...]    (default: 64 256 1024; KILLS=3, IDLE_S=10)
+# Usage: tests/bench/fanout.sh [N ...]    (default: 64 256 1024; KILLS=3, IDLE_S=10; PERF=FILE records
+#        the head's not-ready publishes with perf into FILE.N.KILL)
 set -uo pipefail
 [ -d /dev/shm ] && export TMPDIR=/dev/shm
 . "$(dirname "$0")/lib.sh"
@@ -59,16 +60,25 @@ JSON
 	C1=$(cpu_ms) W1=$(now_ms)
 	IDLE=$(awk -v c="$(echo "$C1 - $C0" | bc -l)" -v w=$((W1 - W0)) 'BEGIN { printf "%.2f", 100 * c / w }')
 	RSS1=$(rss_kb "$HEAD")
-	: >"$D/lat-nr"; : >"$D/lat-r"; : >"$D/cpu"
+	: >"$D/lat-nr"; : >"$D/lat-r"; : >"$D/cpu"; : >"$D/fcpu"
+	# 8 followers' own CPU counters (their admin ports, as their logs name them)
+	FPORTS=$(for i in 1 2 3 4 5 6 7 8; do sed -n 's/.*admin: listening on 127.0.0.1 port \([0-9]*\).*/\1/p' "$D/f$i.out"; done)
 	for k in $(seq "$KILLS"); do
 		G=$("$TESTKIT" json-get "$T/h$N/endpoints.json" generation)
 		all() { [ "$(grep -l "endpoints: generation $1" "$D"/f*.out | wc -l)" -ge "$N" ]; }
+		fcpu_sum() { local p s=0; for p in $FPORTS; do s=$(echo "$s + $(curl -s "http://127.0.0.1:$p/metrics" | awk '/^process_cpu_seconds_total / { print $2 * 1000 }')" | bc -l); done; echo "$s"; }
+		F0=$(fcpu_sum)
 		C0=$(cpu_ms)
+		[ -n "${PERF:-}" ] && { if [ -n "${PERF_ALL:-}" ]; then WHO="-p $(IFS=,; echo "${PIDS[*]:0:64}")"; else WHO="-p $HEAD"; fi; perf record -q -g -e cpu-clock -F 20000 $WHO -o "${PERF}.$N.$k" 2>/dev/null & PERFP=$!; sleep 0.5; }
 		kill -KILL "$(master_pid "h$N")"
-		wait_for 30 all "$G not ready" || fail "N=$N kill $k: not every follower wrote generation $G not ready"
+		wait_slowly 30 all "$G not ready" || fail "N=$N kill $k: not every follower wrote generation $G not ready"
 		C1=$(cpu_ms)
+		F1=$(fcpu_sum)
+		[ -n "${PERF:-}" ] && { kill -INT "$PERFP"; wait "$PERFP"; }
 		echo "$C1 - $C0" | bc -l >>"$D/cpu"
-		wait_for 30 all "$((G + 1)) ready" || fail "N=$N kill $k: not every follower wrote generation $((G + 1))"
+		B0=$(fcpu_sum); B1=$(fcpu_sum)	# what reading the counters costs them
+		echo "($F1 - $F0 - ($B1 - $B0)) * 1000 / $(echo $FPORTS | wc -w)" | bc -l >>"$D/fcpu"
+		wait_slowly 30 all "$((G + 1)) ready" || fail "N=$N kill $k: not every follower wrote generation $((G + 1))"
 		for w in "$G not ready:lat-nr" "$((G + 1)) ready:lat-r"; do
 			H=$(renamed "$HOUT" "${w%:*}")
 			for f in "$D"/f*.out; do
@@ -79,6 +89,7 @@ JSON
 	printf 'N=%-5d publish -> rename, not ready: p50 %s ms, p99 %s ms, max %s ms; ready: p50 %s, p99 %s, max %s ms (%d followers x %d kills)\n' \
 	    "$N" "$(pct 50 <"$D/lat-nr")" "$(pct 99 <"$D/lat-nr")" "$(pct 100 <"$D/lat-nr")" "$(pct 50 <"$D/lat-r")" \
 	    "$(pct 99 <"$D/lat-r")" "$(pct 100 <"$D/lat-r")" "$N" "$KILLS"
+	printf '        a follower: CPU per not-ready publish (its answer, the write, its next poll) %.0f us (8 of them, their process_cpu_seconds_total)\n' "$(pct 50 <"$D/fcpu")"
 	printf '        head: CPU per publish (not ready, %d long-polls answered) %s ms [%s-%s]; idle with %d held %s %% of a core; RSS %.1f MiB (%.1f before the followers: %.1f KiB per held follower)\n' \
 	    "$N" "$(pct 50 <"$D/cpu")" "$(pct 0 <"$D/cpu")" "$(pct 100 <"$D/cpu")" "$N" "$IDLE" "$(echo "$RSS1 / 1024" | bc -l)" \
 	    "$(echo "$RSS0 / 1024" | bc -l)" "$(echo "($RSS1 - $RSS0) / $N" | bc -l)"

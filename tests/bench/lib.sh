@@ -1,7 +1,7 @@
 # Shared by the benchmarks (sourced after TMPDIR is chosen): the optimized build, the test kit of
 # tests/integration/lib.sh, and median/range of the numbers on stdin with BENCH_DECIMALS places.
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-bash "$top/scripts/build.sh" "$top/build-bench" >/dev/null || exit 1
+[ -n "${BENCH_NO_BUILD:-}" ] || bash "$top/scripts/build.sh" "$top/build-bench" >/dev/null || exit 1
 top_builddir=$top/build-bench
 . "$top/tests/integration/lib.sh"
 BENCH_DECIMALS=${BENCH_DECIMALS:-1}

@@ -75,6 +75,19 @@ wait_for() {
 	return 0
 }
 
+# wait_slowly SECONDS command...: the same, polling every 250 ms, for a condition whose check is
+# itself costly (reading hundreds of logs) while the processes it watches need the CPU.
+wait_slowly() {
+	local limit=$1 deadline
+	shift
+	deadline=$(( $(now_ms) + limit * 1000 ))
+	until "$@"; do
+		[ "$(now_ms)" -ge "$deadline" ] && return 1
+		sleep 0.25
+	done
+	return 0
+}
+
 # is VALUE CMD...: CMD prints VALUE (for wait_for, which runs it again on every poll)
 is() { [ "$("${@:2}")" = "$1" ]; }
 accepts() { (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; }	# something listens on the port

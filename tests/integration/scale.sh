@@ -38,7 +38,7 @@ done
 # with_line PATTERN: how many followers' logs have it
 with_line() { grep -l -- "$1" "$T"/follower-f*.out 2>/dev/null | wc -l; }
 all_have() { [ "$(with_line "$1")" -eq "$N" ]; }
-wait_for 60 all_have 'endpoints: generation 1 ready' ||
+wait_slowly 60 all_have 'endpoints: generation 1 ready' ||
     fail "$(with_line 'endpoints: generation 1 ready') of $N followers wrote generation 1: $(grep -h 'follow:' "$T"/follower-f*.out | sort | uniq -c | sort -rn | head -3)"
 pass "$N followers started and wrote generation 1 in $(( $(now_ms) - T0 )) ms"
 held() { [ "$(adm /metrics | sed -n 's/^mooncake_sidecar_admin_long_polls //p')" -ge "$N" ]; }
@@ -48,9 +48,9 @@ pass "the head holds all $N followers' long-polls on its defaults (admin.max_wai
 MP=$(master_pid h)
 kill -KILL "$MP"
 wait_for 20 grep_q "$HEAD_OUT" 'endpoints: generation 2 ready' || fail "head: generation 2 never ready"
-wait_for 30 all_have 'endpoints: generation 1 not ready' ||
+wait_slowly 30 all_have 'endpoints: generation 1 not ready' ||
     fail "$(with_line 'endpoints: generation 1 not ready') of $N followers wrote generation 1 not ready"
-wait_for 30 all_have 'endpoints: generation 2 ready' ||
+wait_slowly 30 all_have 'endpoints: generation 2 ready' ||
     fail "$(with_line 'endpoints: generation 2 ready') of $N followers wrote generation 2"
 for f in "$T"/follower-f*.out; do
 	grep -q 'busy\|HTTP 503\|Connection reset' "$f" && fail "$(basename "$f"): $(grep -m1 'busy\|HTTP 503\|Connection reset' "$f")"
