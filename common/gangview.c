@@ -80,3 +80,57 @@ gangview_find(const struct gang_view *v, size_t n, const char *name)
 			return &v[i];
 	return NULL;
 }
+
+static int
+name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+	    c == '-';
+}
+
+int
+gangview_report_parse(const char *text, size_t len, struct gang_report *out, size_t max, char *err,
+    size_t errlen)
+{
+	size_t i = 0, n = 0;
+	while (i < len) {
+		size_t start = i, nl;
+		long long v = 0;
+		if (n == max) {
+			snprintf(err, errlen, "more than %zu gangs", max);
+			return -1;
+		}
+		while (i < len && name_char(text[i]))
+			i++;
+		nl = i - start;
+		if (nl == 0 || nl >= GANG_NAME_MAX || i >= len || text[i] != ':') {
+			snprintf(err, errlen, "entry %zu: not NAME:COUNT (a name of 1 to %d of [A-Za-z0-9_.-])", n + 1,
+			    GANG_NAME_MAX - 1);
+			return -1;
+		}
+		i++;
+		if (i >= len || text[i] < '0' || text[i] > '9') {
+			snprintf(err, errlen, "entry %zu: no count", n + 1);
+			return -1;
+		}
+		for (; i < len && text[i] >= '0' && text[i] <= '9'; i++)
+			if ((v = v * 10 + (text[i] - '0')) > 2147483647) {
+				snprintf(err, errlen, "entry %zu: a count above 2147483647", n + 1);
+				return -1;
+			}
+		if (i < len && text[i] != ',') {
+			snprintf(err, errlen, "entry %zu: something after the count", n + 1);
+			return -1;
+		}
+		if (i < len && i + 1 == len) {
+			snprintf(err, errlen, "a comma at the end");
+			return -1;
+		}
+		memcpy(out[n].name, text + start, nl);
+		out[n].name[nl] = '\0';
+		out[n++].failures = v;
+		if (i < len)
+			i++;
+	}
+	return (int)n;
+}

@@ -28,6 +28,19 @@ enum { GANGVIEW_RUNNING, GANGVIEW_FATAL, GANGVIEW_STOPPED };
  * the next GET /gangs?since=) into etag ("" when it has none: an older sidecar). Returns how many,
  * or -1 with err saying what is wrong; nothing else in the body is trusted. */
 int	gangview_parse(const char *, size_t, struct gang_view *, size_t, char *, size_t, char *, size_t);
+/*
+ * What a member node tells the gang's leader in each poll of its /gangs, since the leader polls no
+ * one: "?node=<name>&failures=<gang>:<count>,<gang>:<count>...", its failure count for every gang the
+ * leader leads and it has members of. A name is 1 to 63 of [A-Za-z0-9_.-], a count 0..2^31-1.
+ */
+struct gang_report {
+	char		name[GANG_NAME_MAX];
+	long long	failures;
+};
+/* Parse the failures value into at most max entries: how many, or -1 with err saying what is
+ * wrong (nothing of a bad report is taken). An empty value is no entry. */
+int	gangview_report_parse(const char *, size_t, struct gang_report *, size_t, char *, size_t);
+
 /* The entry named name among n, or NULL. */
 const struct gang_view *gangview_find(const struct gang_view *, size_t, const char *);
 #endif

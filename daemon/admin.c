@@ -604,6 +604,33 @@ admin_changed(struct admin *a)
 	}
 }
 
+static enum MHD_Result
+collect_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *val)
+{
+	struct kvlist *l = cls;
+	char *k = xstrdup(key), *v = xstrdup(val ? val : "");
+	(void)kind;
+	query_unescape(k);
+	query_unescape(v);
+	if (!query_has_control(k, strlen(k)) && !query_has_control(v, strlen(v)))
+		kvlist_set(l, k, v);
+	free(k);
+	free(v);
+	return MHD_YES;
+}
+
+/* The query of a request to one of the source's routes, told to it. */
+static void
+tell(struct request *r, const char *url)
+{
+	struct kvlist args = { 0 };
+	if (r->a->p.source.heard == NULL || MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, NULL, NULL) == 0)
+		return;
+	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, collect_arg, &args);
+	r->a->p.source.heard(r->a->p.source.arg, url, &args);
+	kvlist_clear(&args);
+}
+
 /* One of the source's own routes: answered now, or held until its ETag differs from ?since=. */
 static enum MHD_Result
 own_route(struct request *r, const char *url)
@@ -613,6 +640,7 @@ own_route(struct request *r, const char *url)
 	char sbuf[64], tbuf[24], tag[40];
 	const char *since = own_arg(r, "since", sbuf, sizeof sbuf), *tmo;
 	enum MHD_Result ret;
+	tell(r, url);
 	/* a long-poll for what is already known is held without an answer being made */
 	if (since != NULL && a->p.source.tag(a->p.source.arg, url, tag, sizeof tag) == 0 && strcmp(since, tag) == 0) {
 		r->route = r->path;

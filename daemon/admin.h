@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <event2/event.h>
 #include "cfg.h"
+#include "kvlist.h"
 
 struct admin;
 struct httpc_target;
@@ -38,6 +39,9 @@ struct admin_source {
 	/* The ETag path's answer would carry, without making the answer (a long-poll that would be
 	 * held costs no rendering): 0, or -1 when path has none. */
 	int	(*tag)(void *, const char *, char *, size_t);
+	/* What a request to one of its routes said in its query (decoded), before it is answered: a
+	 * gang's member node reports its failures in its poll of /gangs. NULL: nothing to hear. */
+	void	(*heard)(void *, const char *, const struct kvlist *);
 	void	(*upstream)(void *, struct admin_upstream *);
 	void	*arg;
 };

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "buf.h"
 #include "clock.h"
+#include "hostlist.h"
 #include "httpc.h"
 #include "log.h"
 #include "view.h"
@@ -16,11 +18,22 @@
 #include "workers_int.h"
 #include "xalloc.h"
 
-/* A peer's /gangs is long-polled: it answers when its gangs change, or after GANG_HOLD_MS; after a
- * failed poll (or from a peer that answers at once without a change) the next waits GANG_POLL_MS. */
+/* A member node long-polls its gangs' leader's /gangs, saying in each poll how many times a member
+ * here failed (?node=&failures=); the leader polls no one. The leader answers when its gangs change,
+ * or after the hold, half of workers.peer_timeout_ms (at least 1 s): a member that stops asking for
+ * peer_timeout_ms is lost. After a failed poll (or from a leader that answers at once without a
+ * change) the next waits GANG_POLL_MS; after a failure here, the poll goes again at once. */
 #define GANG_POLL_MS		200
-#define GANG_HOLD_MS		1000
 #define GANG_PEER_TIMEOUT_MS	1000	/* beyond the hold */
+
+static long
+hold_ms(const struct workers *ws)
+{
+	long h = ws->cfg->workers.peer_timeout_ms / 2;
+	return h < 1000 ? 1000 : h > 25000 ? 25000 : h;
+}
+
+static void poll_peer(evutil_socket_t, short, void *);
 
 static struct gang_fact *
 fact(struct gang *g, int event, int restart, long delay_ms, const char *fmt, ...)
@@ -130,6 +143,13 @@ carry(struct gang *g, const struct gang_fact *f)
 	gang_next(&g->state, f->event, &c, &a);
 	if (a.count_failure)
 		g->failures++;
+	if (a.count_failure && !g->is_leader)	/* the leader hears of it in the next poll: now */
+		for (size_t i = 0; i < ws->npeers; i++)
+			if (ws->peers_polled[i].node == g->leader) {
+				httpc_cancel(ws->peers_polled[i].req);
+				ws->peers_polled[i].req = NULL;
+				poll_peer(-1, 0, &ws->peers_polled[i]);
+			}
 	if (a.new_generation) {
 		if (backoff_reset_due(g->ready_at, now, r->reset_after_ms))
 			g->gfailures = 0;
@@ -190,7 +210,6 @@ peer_answered(const struct httpc_response *r, void *arg)
 	struct gang_view v[64];
 	int n = -1, news = 0;
 	char err[300] = "", tag[32] = "";
-	double now = mono_now();
 
 	pr->req = NULL;
 	if (r->outcome != HTTPC_OK)
@@ -203,7 +222,7 @@ peer_answered(const struct httpc_response *r, void *arg)
 		/* the next poll at once with ?since=, unless the answer carried no etag or came back
 		 * unchanged well before the hold (the peer ignores ?since=): then after GANG_POLL_MS */
 		long next_ms = tag[0] != '\0' && (strcmp(tag, pr->etag) != 0 ||
-		    r->seconds * 1000.0 >= GANG_HOLD_MS / 2) ? 0 : GANG_POLL_MS;
+		    r->seconds * 1000.0 >= hold_ms(ws) / 2) ? 0 : GANG_POLL_MS;
 		struct timeval tv = ms_tv(next_ms);
 		snprintf(pr->etag, sizeof pr->etag, "%s", tag);
 		evtimer_add(pr->again, &tv);
@@ -231,28 +250,6 @@ peer_answered(const struct httpc_response *r, void *arg)
 			}
 			continue;
 		}
-		for (size_t k = 0; g->is_leader && k < g->nmembers; k++) {
-			if (g->members[k] != pr->node)
-				continue;
-			if (n >= 0 && gv != NULL) {
-				g->member_down_since[k] = 0;
-				g->member_down_counted[k] = 0;
-				if (gv->failures > g->member_failures[k]) {
-					fact(g, GANG_PEER_FAILED, ws->cfg->workers.restart.policy != RESTART_NEVER, 0,
-					    "a member on %s failed", node);
-					news = 1;
-				}
-				g->member_failures[k] = gv->failures;	/* a restarted sidecar counts from 0 */
-			} else if (g->member_down_since[k] == 0)
-				g->member_down_since[k] = now;
-			else if (!g->member_down_counted[k] && (now - g->member_down_since[k]) * 1000.0 >=
-			    (double)ws->cfg->workers.peer_timeout_ms) {
-				g->member_down_counted[k] = 1;
-				fact(g, GANG_PEER_LOST, 1, 0, "the sidecar of %s did not answer for %ld ms (%s)", node,
-				    ws->cfg->workers.peer_timeout_ms, pr->error);
-				news = 1;
-			}
-		}
 	}
 	if (news)
 		ws->changed(ws->arg);
@@ -262,16 +259,23 @@ static void
 poll_peer(evutil_socket_t fd, short what, void *arg)
 {
 	struct peer *pr = arg;
-	char path[96];
+	struct workers *ws = pr->ws;
+	struct buf path = { 0 };
+	const char *sep = "";
 	(void)fd;
 	(void)what;
-	if (pr->ws->stopping || pr->req != NULL)
+	if (ws->stopping || pr->req != NULL)
 		return;
+	buf_printf(&path, "/gangs?timeout_ms=%ld&node=%s&failures=", hold_ms(ws), ws->cfg->job.node);
+	for (size_t i = 0; i < ws->ngangs; i++)
+		if (!ws->gangs[i].is_leader && ws->gangs[i].leader == pr->node) {
+			buf_printf(&path, "%s%s:%u", sep, ws->gangs[i].name, ws->gangs[i].failures);
+			sep = ",";
+		}
 	if (pr->etag[0] != '\0')
-		snprintf(path, sizeof path, "/gangs?since=%s&timeout_ms=%d", pr->etag, GANG_HOLD_MS);
-	else
-		snprintf(path, sizeof path, "/gangs");
-	pr->req = httpc_get(pr->h, path, GANG_HOLD_MS + GANG_PEER_TIMEOUT_MS, peer_answered, pr);
+		buf_printf(&path, "&since=%s", pr->etag);
+	pr->req = httpc_get(pr->h, path.p, hold_ms(ws) + GANG_PEER_TIMEOUT_MS, peer_answered, pr);
+	buf_free(&path);
 }
 
 static int
@@ -283,13 +287,81 @@ add_peer(struct workers *ws, size_t node, char *err, size_t errlen)
 			return 0;
 	pr = &ws->peers_polled[ws->npeers];
 	if ((pr->h = peers_client(ws->peers, ws->cfg->job.nodes.v[node], pr->url, sizeof pr->url,
-	    1024 * 1024, GANG_HOLD_MS + GANG_PEER_TIMEOUT_MS, err, errlen)) == NULL)
+	    1024 * 1024, hold_ms(ws) + GANG_PEER_TIMEOUT_MS, err, errlen)) == NULL)
 		return -1;
 	pr->ws = ws;
 	pr->node = node;
 	pr->again = evtimer_new(ws->base, poll_peer, pr);
 	ws->npeers++;
 	return 0;
+}
+
+/* What a member node said in its poll: its failures, gang by gang; heard now. */
+void
+workers_gang_report(struct workers *ws, const char *node, const char *failures)
+{
+	struct gang_report r[64];
+	char err[200];
+	int n, news = 0, idx;
+	double now = mono_now();
+	if (ws == NULL || ws->ngangs == 0 || (idx = hostlist_index(&ws->cfg->job.nodes, node)) < 0)
+		return;
+	if ((n = gangview_report_parse(failures, strlen(failures), r, 64, err, sizeof err)) < 0) {
+		log_warn("workers: the sidecar of %s reported its gangs badly (%s); not taken", node, err);
+		return;
+	}
+	for (size_t i = 0; i < ws->ngangs; i++) {
+		struct gang *g = &ws->gangs[i];
+		const struct gang_report *rep = NULL;
+		for (int k = 0; k < n && rep == NULL; k++)
+			if (strcmp(r[k].name, g->name) == 0)
+				rep = &r[k];
+		for (size_t k = 0; g->is_leader && rep != NULL && k < g->nmembers; k++) {
+			if (g->members[k] != (size_t)idx)
+				continue;
+			g->member_down_since[k] = now;	/* heard of now */
+			g->member_down_counted[k] = 0;
+			if (rep->failures > g->member_failures[k]) {
+				fact(g, GANG_PEER_FAILED, ws->cfg->workers.restart.policy != RESTART_NEVER, 0,
+				    "a member on %s failed", node);
+				news = 1;
+			}
+			g->member_failures[k] = rep->failures;	/* a restarted sidecar counts from 0 */
+		}
+	}
+	if (news)
+		ws->changed(ws->arg);
+}
+
+/* The leader's member nodes that have not asked for peer_timeout_ms: lost, once per outage. */
+static long
+lost_check_ms(const struct workers *ws)
+{
+	long ms = ws->cfg->workers.peer_timeout_ms / 5;
+	return ms < 50 ? 50 : ms;
+}
+
+static void
+lost_check(evutil_socket_t fd, short what, void *arg)
+{
+	struct workers *ws = arg;
+	double now = mono_now();
+	int news = 0;
+	(void)fd;
+	(void)what;
+	for (size_t i = 0; !ws->stopping && i < ws->ngangs; i++) {
+		struct gang *g = &ws->gangs[i];
+		for (size_t k = 0; g->is_leader && k < g->nmembers; k++)
+			if (!g->member_down_counted[k] && (now - g->member_down_since[k]) * 1000.0 >=
+			    (double)ws->cfg->workers.peer_timeout_ms) {
+				g->member_down_counted[k] = 1;
+				fact(g, GANG_PEER_LOST, 1, 0, "the sidecar of %s did not answer for %ld ms (it stopped polling)",
+				    ws->cfg->job.nodes.v[g->members[k]], ws->cfg->workers.peer_timeout_ms);
+				news = 1;
+			}
+	}
+	if (news)
+		ws->changed(ws->arg);
 }
 
 /* The gangs with members on this node (workers.gang "endpoint"): an endpoint of more than one
@@ -333,9 +405,11 @@ gangs_init(struct workers *ws, int me, char *err, size_t errlen)
 			size_t node = t->endpoints[e].first_node + (size_t)k;
 			if ((int)node == me)
 				continue;
-			if (g->is_leader)
+			if (g->is_leader) {	/* counted as heard of now: lost if it never asks */
+				g->member_down_since[g->nmembers] = mono_now();
 				g->members[g->nmembers++] = node;
-			if ((g->is_leader || node == g->leader) && add_peer(ws, node, err, errlen) != 0)
+			}
+			if (node == g->leader && add_peer(ws, node, err, errlen) != 0)
 				return -1;
 		}
 	}
@@ -343,6 +417,13 @@ gangs_init(struct workers *ws, int me, char *err, size_t errlen)
 		struct timeval tv = { 0, 0 };
 		evtimer_add(ws->peers_polled[i].again, &tv);
 	}
+	for (size_t i = 0; i < ws->ngangs; i++)
+		if (ws->gangs[i].is_leader && ws->gangs[i].nmembers > 0) {
+			struct timeval tv = ms_tv(lost_check_ms(ws));
+			ws->lost_ev = event_new(ws->base, -1, EV_PERSIST, lost_check, ws);
+			evtimer_add(ws->lost_ev, &tv);
+			break;
+		}
 	if (ws->ngangs > 0)
 		log_notice("workers: %zu gang%s with members here, %zu peer sidecar%s", ws->ngangs,
 		    ws->ngangs == 1 ? "" : "s", ws->npeers, ws->npeers == 1 ? "" : "s");
@@ -432,4 +513,6 @@ gangs_free(struct workers *ws)
 	}
 	free(ws->gangs);
 	free(ws->peers_polled);
+	if (ws->lost_ev != NULL)
+		event_free(ws->lost_ev);
 }

@@ -77,6 +77,16 @@ admin_tag(void *arg, const char *path, char *buf, size_t len)
 	    e ? endpoints_ready(e) : 0, gangs, buf, len);
 }
 
+/* What a request's query told: a gang member's report in its poll of /gangs. */
+static void
+admin_heard(void *arg, const char *path, const struct kvlist *args)
+{
+	const struct sidecar *s = arg;
+	const char *node = kvlist_get(args, "node"), *failures = kvlist_get(args, "failures");
+	if (strcmp(path, "/gangs") == 0 && node != NULL && failures != NULL)
+		workers_gang_report(s->workers, node, failures);
+}
+
 /* What the admin server's proxy needs to know of the master. */
 static void
 admin_upstream(void *arg, struct admin_upstream *u)
@@ -391,7 +401,7 @@ components_start(struct sidecar *s, struct topology *topo)
 	struct workers_env wenv = { s->base, &s->cfg, &s->peers, &s->node_addr, s->iface_missing, sidecar_changed, s };
 	struct admin_params ap = { s->base, &s->cfg, s->token, &s->tls,
 		s->cfg.master.runs_here ? &s->master_targets[PROBE_ADMIN] : NULL,
-		{ admin_answer, admin_tag, admin_upstream, s }, &s->busy_until };
+		{ admin_answer, admin_tag, admin_heard, admin_upstream, s }, &s->busy_until };
 	char err[512];
 	s->peers = (struct peers){ s->base, &s->cfg, s->token, s->peer_cred };
 	node_address(s);

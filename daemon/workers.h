@@ -47,6 +47,8 @@ size_t		 workers_count(const struct workers *);
 const struct topology *workers_topology(const struct workers *);
 size_t		 workers_running(const struct workers *);	/* processes alive */
 size_t		 workers_ready(const struct workers *);		/* in state ready */
+/* A member node's poll of /gangs said (node, failures): what its leader gangs take of it. */
+void		 workers_gang_report(struct workers *, const char *, const char *);
 /* The tag of what /gangs says (it changes with it), without a view. */
 void		 workers_gangs_etag(const struct workers *, char *, size_t);
 /* The workers' and gangs' part of the view: their values, copied. */

@@ -72,8 +72,8 @@ struct gang {
 	size_t		 nfacts, capfacts;
 	size_t		*members;		/* leader: the other nodes with members */
 	long long	*member_failures;	/* their failure counts as last seen */
-	double		*member_down_since;	/* 0: answering */
-	int		*member_down_counted;
+	double		*member_down_since;	/* when it last asked (monotonic) */
+	int		*member_down_counted;	/* its silence counted already (once per outage) */
 	size_t		 nmembers;
 	char		 why[500];		/* the last generation's cause */
 	/* the restart policy, counted per gang (the leader's; a member elsewhere follows it) */
@@ -129,8 +129,9 @@ struct workers {
 	size_t			 nleaders, pending;
 	struct gang		*gangs;
 	size_t			 ngangs;
-	struct peer		*peers_polled;
+	struct peer		*peers_polled;	/* the leaders of the gangs with members here */
 	size_t			 npeers;
+	struct event		*lost_ev;	/* the leader: which member nodes stopped asking */
 };
 
 /* daemon/gangs.c */

@@ -73,18 +73,22 @@ grep_q "$HEAD_OUT" "workers: gang agg_w0 generation 4: the sidecar of worker1 di
     fail "head's log: $(grep 'gang agg_w0' "$HEAD_OUT")"
 pass "worker1's sidecar gone: head counted its rank dead after peer_timeout_ms and restarted its own (generation 4)"
 
-# worker1's sidecar back: it rejoins at head's generation. Stopped gracefully while head long-polls
-# its /gangs, it answers that poll and exits 0.
+# worker1's sidecar back: it rejoins at head's generation. Stopped gracefully while head holds its
+# long-poll of /gangs (a member node polls its leader, saying its failures; the leader polls no
+# one), it exits 0, and head holds none of it any more.
 kill_quiet "$W1_PID"
 FAKE_WORKER_DIR=$T/w1 start_sidecar worker1
 W1_PID=$SC_PID W1_OUT=$SC_OUT
 at_head() { [ "$(gangs "$FSIDE" generation)" = "$(gangs "$HEAD_SIDE" generation)" ] && running 1; }
 wait_for 20 at_head || fail "worker1 did not rejoin: $(cat "$T/gangs.json")"
-w1_held() { curl -s "http://127.0.0.1:$FSIDE/metrics" | grep -q '^mooncake_sidecar_admin_long_polls 1$'; }
-wait_for 10 w1_held || fail "head does not long-poll worker1's /gangs"
+held_at() { curl -s "http://127.0.0.1:$1/metrics" | grep -q "^mooncake_sidecar_admin_long_polls $2\$"; }
+held_some() { curl -s "http://127.0.0.1:$1/metrics" | grep -q '^mooncake_sidecar_admin_long_polls [1-9]'; }
+wait_for 10 held_some "$HEAD_SIDE" || fail "head holds no long-poll of worker1's: $(curl -s "http://127.0.0.1:$HEAD_SIDE/metrics" | grep -E "long_polls|gangs")"
+held_at "$FSIDE" 0 || fail "worker1 holds a long-poll: head polls it"
 kill -TERM "$W1_PID"; wait "$W1_PID"; rc=$?
-[ $rc -eq 0 ] || fail "worker1's sidecar exited $rc on SIGTERM while head long-polled it: $(tail -5 "$W1_OUT")"
-pass "worker1's sidecar restarted: it rejoins at head's generation; stopped while head long-polls its /gangs, it exits 0"
+[ $rc -eq 0 ] || fail "worker1's sidecar exited $rc on SIGTERM while polling head: $(tail -5 "$W1_OUT")"
+wait_for 10 held_at "$HEAD_SIDE" 0 || fail "head still holds worker1's long-poll after it stopped"
+pass "worker1's sidecar restarted: it rejoins at head's generation; it long-polls head (head polls no one); stopped, it exits 0 and head's hold of its poll ends at once"
 
 # A data-parallel group of 2 ranks on one node is a gang too; with workers.gang "process" a rank
 # restarts alone, as before.

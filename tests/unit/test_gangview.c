@@ -96,6 +96,55 @@ START_TEST(test_etag)
 }
 END_TEST
 
+/* A member's report in its poll: whole, and every prefix either parses or is refused, never a
+ * crash; what parses of a prefix ending at a comma is exactly the entries before it. */
+static const struct { const char *in; int n; const char *err; } reports[] = {
+	{ "", 0, NULL },
+	{ "agg_w0:3", 1, NULL },
+	{ "agg_w0:3,prefill_w12:0,decode.x-1:2147483647", 3, NULL },
+	{ "agg_w0", -1, "entry 1: not NAME:COUNT (a name of 1 to 63 of [A-Za-z0-9_.-])" },
+	{ ":3", -1, "entry 1: not NAME:COUNT (a name of 1 to 63 of [A-Za-z0-9_.-])" },
+	{ "agg_w0:", -1, "entry 1: no count" },
+	{ "agg_w0:-1", -1, "entry 1: no count" },
+	{ "agg_w0:2147483648", -1, "entry 1: a count above 2147483647" },
+	{ "agg_w0:3x", -1, "entry 1: something after the count" },
+	{ "agg_w0:3,", -1, "a comma at the end" },
+	{ "agg_w0:3,,b:1", -1, "entry 2: not NAME:COUNT (a name of 1 to 63 of [A-Za-z0-9_.-])" },
+	{ "a b:1", -1, "entry 1: not NAME:COUNT (a name of 1 to 63 of [A-Za-z0-9_.-])" },
+};
+
+START_TEST(test_report)
+{
+	struct gang_report r[8];
+	char err[200] = "";
+	int n = gangview_report_parse(reports[_i].in, strlen(reports[_i].in), r, 8, err, sizeof err);
+	ck_assert_int_eq(n, reports[_i].n);
+	if (n < 0)
+		ck_assert_str_eq(err, reports[_i].err);
+	if (_i == 2) {
+		ck_assert_str_eq(r[1].name, "prefill_w12");
+		ck_assert_int_eq(r[1].failures, 0);
+		ck_assert_str_eq(r[2].name, "decode.x-1");
+		ck_assert_int_eq(r[2].failures, 2147483647);
+	}
+	for (size_t cut = 0; cut <= strlen(reports[_i].in); cut++) {
+		int m = gangview_report_parse(reports[_i].in, cut, r, 8, err, sizeof err);
+		if (reports[_i].n > 0 && cut < strlen(reports[_i].in) && reports[_i].in[cut] == ',')
+			ck_assert_int_ge(m, 1);
+	}
+}
+END_TEST
+
+START_TEST(test_report_max)
+{
+	struct gang_report r[2];
+	char err[200];
+	ck_assert_int_eq(gangview_report_parse("a:1,b:2,c:3", 11, r, 2, err, sizeof err), -1);
+	ck_assert_str_eq(err, "more than 2 gangs");
+	ck_assert_int_eq(gangview_report_parse("a:1,b:2", 7, r, 2, err, sizeof err), 2);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -104,6 +153,8 @@ main(void)
 	tcase_add_loop_test(tc, test_parse, 0, (int)(sizeof cases / sizeof cases[0]));
 	tcase_add_test(tc, test_values);
 	tcase_add_test(tc, test_etag);
+	tcase_add_loop_test(tc, test_report, 0, (int)(sizeof reports / sizeof reports[0]));
+	tcase_add_test(tc, test_report_max);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
