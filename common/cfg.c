@@ -89,9 +89,14 @@ static const struct field master_fields[] = {
 	{ "ready_timeout_ms", F_INT, M(ready_timeout_ms), 1, MS_MAX, NULL },
 	{ "probe_interval_ms", F_INT, M(probe_interval_ms), 1, 60000, NULL },
 	{ "probe_on_output", F_BOOL, M(probe_on_output), 0, 0, NULL },
+	{ "check_flags", F_BOOL, M(check_flags), 0, 0, NULL },
 	{ "stop_timeout_ms", F_INT, M(stop_timeout_ms), 0, 3600000, NULL },
 	{ "liveness_interval_ms", F_INT, M(liveness_interval_ms), 10, 600000, NULL },
 	{ "liveness_failures", F_INT, M(liveness_failures), 1, 1000, NULL },
+	{ "lock_probe_interval_ms", F_INT, M(lock_probe_interval_ms), 0, 600000, NULL },
+	{ "lock_probe_timeout_ms", F_INT, M(lock_probe_timeout_ms), 10, 600000, NULL },
+	{ "stall_window_ms", F_INT, M(stall_window_ms), 100, 3600000, NULL },
+	{ "stall_restart_ms", F_INT, M(stall_restart_ms), 0, MS_MAX, NULL },
 	{ "restart", F_SUB, M(restart), 0, 0, restart_fields },
 	{ "url", F_STR, M(url), 0, 0, NULL },
 	{ "ca_file", F_STR, M(ca_file), 0, 0, NULL },
@@ -695,7 +700,12 @@ cfg_defaults(struct cfg *c)
 	c->master.stop_timeout_ms = 10000;
 	c->master.liveness_interval_ms = 1000;
 	c->master.probe_on_output = 1;
+	c->master.check_flags = 1;
 	c->master.liveness_failures = 3;
+	c->master.lock_probe_interval_ms = 1000;
+	c->master.lock_probe_timeout_ms = 2000;
+	c->master.stall_window_ms = 3000;
+	c->master.stall_restart_ms = 5000;
 	restart_defaults(&c->master.restart, 100, 30000, 60000, 5, 60000);
 	c->master.url = xstrdup("");
 	c->admin.listen = xstrdup("0.0.0.0:9103");
@@ -874,6 +884,15 @@ some_command_has(const struct cfg *c, const char *flag, const char *want)
 void
 cfg_warnings(const struct cfg *c, struct strv *w)
 {
+	const char *ttl = workerenv_gflag(c->master.extra_args, "client_ttl", 0);
+	long ttl_ms = (ttl != NULL ? atol(ttl) : 10) * 1000;
+	/* the stall counts from its first sign, which comes at most one probe interval after it began */
+	long worst = c->master.stall_restart_ms + c->master.lock_probe_interval_ms;
+	if (c->master.enabled && c->master.stall_restart_ms > 0 && c->master.lock_probe_interval_ms > 0 &&
+	    ttl_ms > 0 && worst >= ttl_ms)
+		strv_pushf(w, "master.stall_restart_ms: a stall is detected and the master restarted up to %ld ms after "
+		    "it began, not before the master's client_ttl (%ld ms) expires every client and erases the "
+		    "store's index", worst, ttl_ms);
 	if (c->workers.ngroups == 0 || strcmp(c->workers.flavor, c->endpoints.flavor) != 0)
 		return;
 	if (strcmp(c->endpoints.flavor, "vllm") == 0 && !some_command_has(c, "--kv-transfer-config", "mooncake"))

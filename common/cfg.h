@@ -65,9 +65,14 @@ struct cfg {
 		struct kvlist	 env;
 		long		 ready_timeout_ms, probe_interval_ms, stop_timeout_ms;
 		int		 probe_on_output;	/* probe at once when its output says a server is up */
+		int		 check_flags;	/* ask the binary for its flags (--helpxml) before the start */
 		char		 ha_entry[512];	/* resolved: with --enable_ha, what clients connect through
 						   (workerenv_ha_entry); "" otherwise */
 		long		 liveness_interval_ms, liveness_failures;
+		long		 lock_probe_interval_ms;	/* a request through the metadata locks; 0: none */
+		long		 lock_probe_timeout_ms;
+		long		 stall_window_ms;	/* the ping counter flat this long, with clients: stalled */
+		long		 stall_restart_ms;	/* stalled this long: restart it; 0: never */
 		struct restart_cfg restart;
 		char		*url;
 		char		*ca_file;	/* https to other sidecars: the CA to trust ("": the system's) */

@@ -14,6 +14,8 @@ master_part(const struct rd_facts *f, char *out, size_t len)
 		snprintf(out, len, "%s", f->follow_state);
 	else if (!f->has_master)
 		snprintf(out, len, "no master on this node (master runs on %s)", f->master_node);
+	else if (f->master_ready && f->master_stalled != NULL)
+		snprintf(out, len, "master stalled (pid %ld): %s", (long)f->master_pid, f->master_stalled);
 	else if (f->master_ready && f->standby_without_leader)
 		snprintf(out, len, "master ready as an HA standby that names no leader (pid %ld)", (long)f->master_pid);
 	else if (f->master_ready)
@@ -42,7 +44,7 @@ workers_part(const struct rd_facts *f, char *out, size_t len)
 static int
 master_ok(const struct rd_facts *f)
 {
-	return f->has_master ? f->master_ready && !f->standby_without_leader : 1;
+	return f->has_master ? f->master_ready && !f->standby_without_leader && f->master_stalled == NULL : 1;
 }
 
 int

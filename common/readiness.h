@@ -22,6 +22,7 @@ struct rd_facts {
 	pid_t		 master_pid;		/* 0: not running */
 	unsigned	 master_restarts;
 	int		 standby_without_leader;	/* HA: a standby that knows no leader */
+	const char	*master_stalled;	/* why it is stalled under its metadata locks, or NULL */
 	const char	*master_node;		/* where the master runs */
 	const char	*follow_state;		/* a node without the master: its follower's line, or NULL */
 	int		 files_ready;		/* endpoints.json says ready (in memory: what /endpoints serves) */

@@ -9,7 +9,7 @@
 static const double buckets[] = { 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4 };
 #define NBUCKETS	(sizeof buckets / sizeof buckets[0])
 static const char *const op_names[OP_COUNT] = {
-	"probe_rpc", "probe_metadata", "probe_admin", "proxy", "spawn", "write_endpoints", "health_check"
+	"probe_rpc", "probe_metadata", "probe_admin", "proxy", "spawn", "write_endpoints", "health_check", "probe_lock"
 };
 static const char *const st_names[ST_COUNT] = { "ok", "error", "timeout" };
 

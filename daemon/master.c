@@ -1,6 +1,7 @@
 #include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include <jansson.h>
 #include <signal.h>
@@ -8,6 +9,7 @@
 #include "clock.h"
 #include "log.h"
 #include "mhealth.h"
+#include "stall.h"
 #include "workerenv.h"
 #include "master.h"
 #include "counters.h"
@@ -51,11 +53,120 @@ struct master {
 	char			 leader[URL_HOST_MAX + 8];
 	char			 last_warning[256];
 	struct probe_stat	 stat[PROBE_COUNT];
+	/* once ready: is it stalled under its metadata locks? (common/stall.c) */
+	struct httpc		*lock_h, *metrics_h;	/* the admin port, apart from the liveness probe's */
+	struct httpc_req	*lock_req, *metrics_req;
+	struct event		*stall_timer;
+	double			 lock_unanswered;	/* the first lock probe sent since the last answer, 0: none */
+	double			 ping_moved;	/* when master_ping_requests_total last moved (or clients came) */
+	double			 ping_last;
+	int			 ping_seen;
+	struct stall_out	 stall;
+	unsigned long		 stalls;	/* stalls seen since the sidecar started */
 	master_changed_fn	 changed;
 	void			*arg;
 };
 
 static void round_start(struct master *);
+
+/* Keys that hash across the metadata shards: asking for them takes each shard's lock, which a
+ * sweep under the write locks holds (Mooncake #3395; /health and the RPC port stay green then). */
+#define LOCK_PROBE_PATH	"/batch_query_keys?keys=mooncake-sidecar-lock-probe-0,mooncake-sidecar-lock-probe-1," \
+	"mooncake-sidecar-lock-probe-2,mooncake-sidecar-lock-probe-3,mooncake-sidecar-lock-probe-4," \
+	"mooncake-sidecar-lock-probe-5,mooncake-sidecar-lock-probe-6,mooncake-sidecar-lock-probe-7"
+
+static void
+stall_reset(struct master *m)
+{
+	httpc_cancel(m->lock_req);
+	httpc_cancel(m->metrics_req);
+	m->lock_req = m->metrics_req = NULL;
+	m->lock_unanswered = 0;
+	m->ping_seen = 0;
+	memset(&m->stall, 0, sizeof m->stall);
+	if (m->stall_timer != NULL)
+		evtimer_del(m->stall_timer);
+}
+
+/* The two signs through the table, and what follows: a change told, a restart when due. */
+static void
+stall_judge(struct master *m)
+{
+	const struct cfg *c = m->cfg;
+	double now = mono_now();
+	struct stall_in in = { now, m->lock_unanswered, (double)c->master.lock_probe_timeout_ms / 1000.0,
+		m->ping_seen ? m->ping_moved : 0, (double)c->master.stall_window_ms / 1000.0,
+		(double)c->master.stall_restart_ms / 1000.0 };
+	int was = m->stall.stalled;
+	char why[600];
+	stall_check(&in, &m->stall);
+	if (m->stall.stalled && !was)
+		m->stalls++;
+	if (m->stall.stalled && !was)
+		log_err("%s: stalled: %s%s", m->child.name, m->stall.why, c->master.stall_restart_ms > 0 ?
+		    "; it is restarted if this goes on" : " (master.stall_restart_ms 0: not restarting it)");
+	else if (!m->stall.stalled && was)
+		log_notice("%s: answering through its locks again", m->child.name);
+	if (m->stall.stalled != was && m->changed != NULL)
+		m->changed(m, m->arg);
+	if (m->stall.restart) {
+		snprintf(why, sizeof why, "stalled for %.1f s (%s); restarted before client_ttl expires every client",
+		    now - m->stall.since, m->stall.why);
+		child_fail(&m->child, why);
+	}
+}
+
+static void
+lock_answered(const struct httpc_response *r, void *arg)
+{
+	struct master *m = arg;
+	m->lock_req = NULL;
+	counters_observe(OP_PROBE_LOCK, r->outcome == HTTPC_OK ? ST_OK : r->outcome == HTTPC_TIMEOUT ? ST_TIMEOUT :
+	    ST_ERROR, r->seconds);
+	if (r->outcome == HTTPC_OK)	/* any answer: the locks let it through */
+		m->lock_unanswered = 0;
+	stall_judge(m);
+}
+
+static void
+metrics_answered(const struct httpc_response *r, void *arg)
+{
+	struct master *m = arg;
+	double ping, clients, now = mono_now();
+	m->metrics_req = NULL;
+	if (r->outcome != HTTPC_OK || r->status != 200 ||
+	    stall_metric(r->body, r->len, "master_ping_requests_total", &ping) != 0 ||
+	    stall_metric(r->body, r->len, "master_active_clients", &clients) != 0)
+		return;		/* no reading: nothing said either way */
+	/* Flat with clients counted is a stall only while clients are connected to the RPC port: the
+	 * master counts a client that is gone until its client_ttl expires it, and a job whose every
+	 * worker stopped stops pinging too. */
+	if (!m->ping_seen || ping != m->ping_last || clients <= 0 ||
+	    ports_clients((int)m->cfg->master.rpc_port) == 0)
+		m->ping_moved = now;	/* moving, or nobody to ping: not flat */
+	m->ping_last = ping;
+	m->ping_seen = 1;
+	stall_judge(m);
+}
+
+static void
+stall_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct master *m = arg;
+	const struct cfg *c = m->cfg;
+	(void)fd;
+	(void)what;
+	if (m->child.state != CHILD_READY)
+		return;
+	if (m->lock_req == NULL) {
+		if (m->lock_unanswered == 0)
+			m->lock_unanswered = mono_now();
+		m->lock_req = httpc_get(m->lock_h, LOCK_PROBE_PATH, c->master.lock_probe_timeout_ms, lock_answered, m);
+	}
+	if (m->metrics_req == NULL)
+		m->metrics_req = httpc_get(m->metrics_h, "/metrics", c->master.lock_probe_timeout_ms, metrics_answered, m);
+	stall_judge(m);
+}
 
 static void
 probe_host(const char *bind, char *out, size_t len)
@@ -115,22 +226,23 @@ port_of(const struct master *m, int idx)
 	}
 }
 
-static int
-in_path(const char *cmd)
+int
+command_path(const char *cmd, char *out, size_t len)
 {
 	const char *path = getenv("PATH");
 	char *copy, *dir, *save = NULL;
 	int found = 0;
-	if (strchr(cmd, '/') != NULL)
-		return access(cmd, X_OK) == 0;
+	if (strchr(cmd, '/') != NULL) {
+		snprintf(out, len, "%s", cmd);
+		return access(cmd, X_OK) == 0 ? 0 : -1;
+	}
 	copy = xstrdup(path ? path : "/usr/local/bin:/usr/bin:/bin");
 	for (dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
-		char *full = xasprintf("%s/%s", *dir ? dir : ".", cmd);
-		found = access(full, X_OK) == 0;
-		free(full);
+		snprintf(out, len, "%s/%s", *dir ? dir : ".", cmd);
+		found = access(out, X_OK) == 0;
 	}
 	free(copy);
-	return found;
+	return found ? 0 : -1;
 }
 
 /* Before each spawn: the command exists and the three ports are free. */
@@ -138,7 +250,8 @@ static int
 master_prepare(struct child *c, char *why, size_t len)
 {
 	struct master *m = c->arg;
-	if (!in_path(c->argv[0])) {
+	char path[PATH_MAX];
+	if (command_path(c->argv[0], path, sizeof path) != 0) {
 		snprintf(why, len, "%s: command not found (PATH=%s)", c->argv[0],
 		    getenv("PATH") ? getenv("PATH") : "");
 		return -1;
@@ -408,12 +521,18 @@ master_changed(struct child *c, int old)
 	struct master *m = c->arg;
 	if (c->state != old && (old == CHILD_STARTING || old == CHILD_READY))
 		cancel_probes(m);
+	if (c->state != old && old == CHILD_READY)
+		stall_reset(m);
 	if (c->state == CHILD_READY && old == CHILD_STARTING) {
 		m->generation++;
 		m->live_failures = 0;
 		m->round_started = mono_now();
 		schedule_round(m, m->ha ? m->cfg->master.probe_interval_ms :
 		    m->cfg->master.liveness_interval_ms);
+		if (m->cfg->master.lock_probe_interval_ms > 0) {
+			struct timeval tv = ms_tv(m->cfg->master.lock_probe_interval_ms);
+			evtimer_add(m->stall_timer, &tv);
+		}
 	}
 	if (c->state == CHILD_STARTING && old != CHILD_STARTING) {
 		m->role[0] = '\0';
@@ -480,6 +599,9 @@ master_new(struct event_base *base, const struct cfg *cfg, const struct httpc_ta
 	}
 	m->ha = cfg->master.ha_entry[0] != '\0';
 	m->round_timer = evtimer_new(base, round_cb, m);
+	m->stall_timer = event_new(base, -1, EV_PERSIST, stall_tick, m);
+	m->lock_h = httpc_new(base, &targets[PROBE_ADMIN], 1, PROBE_MAX_BODY, cfg->master.lock_probe_timeout_ms);
+	m->metrics_h = httpc_new(base, &targets[PROBE_ADMIN], 1, 4 * PROBE_MAX_BODY, cfg->master.lock_probe_timeout_ms);
 	m->deadline = evtimer_new(base, deadline_cb, m);
 	child_init(&m->child, base, "mooncake_master", master_argv(cfg),
 	    cfg->master.env.n ? child_env(env, 1) : NULL, log_path, pid_path, &cfg->master.restart,
@@ -494,6 +616,10 @@ void
 master_free(struct master *m)
 {
 	cancel_probes(m);
+	stall_reset(m);
+	event_free(m->stall_timer);
+	httpc_free(m->lock_h);
+	httpc_free(m->metrics_h);
 	for (int i = 0; i < PROBE_COUNT; i++)
 		httpc_free(m->up[i]);
 	event_free(m->round_timer);
@@ -548,4 +674,16 @@ const struct probe_stat *
 master_probe_stat(const struct master *m, int i)
 {
 	return &m->stat[i];
+}
+
+const struct stall_out *
+master_stall(const struct master *m)
+{
+	return &m->stall;
+}
+
+unsigned long
+master_stalls(const struct master *m)
+{
+	return m->stalls;
 }

@@ -32,9 +32,20 @@ const struct probe_stat *master_probe_stat(const struct master *, int);
  * ("host:port", or "" when none is known). */
 const char	*master_role(const struct master *);
 const char	*master_leader(const struct master *);
+/* Once ready: whether it is stalled under its metadata locks, since when and why. */
+struct stall_out;
+const struct stall_out *master_stall(const struct master *);
+unsigned long	 master_stalls(const struct master *);	/* how many began since the sidecar started */
 /* The argv the master is started with (command, port flags, extra_args). */
 char		**master_argv(const struct cfg *);
 /* Where the probes connect, by port (PROBE_*): the bind address from extra_args (loopback for a
  * wildcard), resolved. Blocking: before the loop. Returns -1 with err naming the key. */
 int		 master_targets(const struct cfg *, struct httpc_target *, char *, size_t);
+/* Where execvp finds cmd (PATH, or cmd itself when it has a slash), into out: 0, or -1. */
+int		 command_path(const char *cmd, char *out, size_t);
+/* Ask master.command for its flags (--helpxml, --version; cached by the binary's path, size and
+ * mtime) and check the arguments it would be started with: one error per flag it would refuse,
+ * naming the key, the flag and its version; a warning when it cannot be asked. Blocking (at most a
+ * few seconds): before the loop. */
+void		 master_flags_check(const struct cfg *, struct strv *errs, struct strv *warns);
 #endif

@@ -51,6 +51,13 @@ render_children(struct buf *b, const struct view *v)
 	prom_family(b, "mooncake_sidecar_upstream_up",
 	    "1 when the master's admin port answered the last probe.", "gauge");
 	prom_sample(b, "mooncake_sidecar_upstream_up", NULL, v->master_pid > 0 && v->probes[VIEW_ADMIN].ok);
+	prom_family(b, "mooncake_sidecar_master_stalled", "1 when the master is stalled under its metadata locks (the "
+	    "lock probe unanswered, or its ping counter flat with clients connected) while /health says it is fine.",
+	    "gauge");
+	prom_sample(b, "mooncake_sidecar_master_stalled", NULL, v->stall_why != NULL);
+	prom_family(b, "mooncake_sidecar_master_stalls_total", "Stalls of the master seen since the sidecar started "
+	    "(each is seconds long: a scrape may miss the gauge, not this).", "counter");
+	prom_sample(b, "mooncake_sidecar_master_stalls_total", NULL, v->stalls);
 	prom_family(b, "mooncake_sidecar_ready", "1 when this node is ready: its master (if any) ready and "
 	    "published, its endpoint files written, every worker healthy (what /readyz and READY=1 say).", "gauge");
 	prom_sample(b, "mooncake_sidecar_ready", NULL, v->ready);

@@ -301,3 +301,18 @@ ports_owned_by(pid_t pgid, const int *ports, size_t nports, char *msg, size_t le
 	return 1;
 }
 
+
+size_t
+ports_clients(int port)
+{
+	static const char *const files[] = { "/proc/net/tcp", "/proc/net/tcp6" };
+	size_t n = 0;
+	for (size_t i = 0; i < 2; i++) {
+		char *text = file_read(files[i], NULL);
+		if (text != NULL) {
+			n += procnet_established(text, port);
+			free(text);
+		}
+	}
+	return n;
+}

@@ -11,4 +11,6 @@ int	ports_check_free(int, char *, size_t);
 int	ports_owned_by(pid_t, const int *, size_t, char *, size_t);
 /* The pid holding a listening socket on port, or 0. */
 pid_t	ports_holder(int);
+/* How many connections to a local port are established (its clients', on this host's side). */
+size_t	ports_clients(int);
 #endif

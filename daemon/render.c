@@ -35,6 +35,8 @@ master_json(const struct view *v)
 		json_object_set_new(m, "ready_since", json_string(ts));
 	} else
 		json_object_set_new(m, "ready_since", json_null());
+	json_object_set_new(m, "stall", v->stall_why ? json_pack("{s:f, s:s}", "for_s", v->stall_s, "reason",
+	    v->stall_why) : json_null());
 	json_object_set_new(m, "ports", json_pack("{s:i, s:i, s:i}", "rpc", (int)v->ports[VIEW_RPC],
 	    "metadata", (int)v->ports[VIEW_METADATA], "admin", (int)v->ports[VIEW_ADMIN]));
 	for (int i = 0; i < VIEW_NPROBES; i++) {

@@ -19,6 +19,7 @@
 #include "notify.h"
 #include "readiness.h"
 #include "reconcile.h"
+#include "stall.h"
 #include "sidecar.h"
 #include "view.h"
 #include "workerenv.h"
@@ -234,6 +235,7 @@ readiness_of(struct view *v, int stopping, int standby_without_leader)
 	f.master_pid = v->master_pid;
 	f.master_restarts = v->master_restarts;
 	f.standby_without_leader = standby_without_leader;
+	f.master_stalled = v->stall_why;
 	f.master_node = v->master_node;
 	f.follow_state = v->follow_state;
 	f.files_ready = v->files_ready;
@@ -299,6 +301,11 @@ sidecar_view(const struct sidecar *sc, struct view *v, int files)
 		v->last_code = c->last_code;
 		v->last_signal = c->last_signal;
 		v->ready_wall = c->ready_wall;
+		v->stalls = master_stalls(sc->master);
+		if (master_stall(sc->master)->stalled) {
+			v->stall_why = view_str(v, master_stall(sc->master)->why);
+			v->stall_s = now - master_stall(sc->master)->since;
+		}
 		v->ports[VIEW_RPC] = sc->cfg.master.rpc_port;
 		v->ports[VIEW_METADATA] = sc->cfg.master.http_metadata_port;
 		v->ports[VIEW_ADMIN] = sc->cfg.master.metrics_port;

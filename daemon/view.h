@@ -90,6 +90,9 @@ struct view {
 	pid_t			 master_pid;
 	unsigned		 master_restarts;
 	int			 last_code, last_signal;	/* -1: none */
+	const char		*stall_why;	/* stalled under its metadata locks: why; NULL: not */
+	double			 stall_s;	/* for how long */
+	unsigned long		 stalls;	/* stalls seen since the sidecar started */
 	double			 ready_wall;
 	long			 ports[VIEW_NPROBES];
 	struct view_probe	 probes[VIEW_NPROBES];

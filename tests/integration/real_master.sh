@@ -49,6 +49,12 @@ for fam in mooncake_sidecar_master_ready master_key_count master_total_capacity_
 	grep -q "^$fam" "$T/metrics" || fail "/metrics lacks $fam"
 done
 pass "/metrics: the sidecar's families, then the real master's ($(grep -c '^# TYPE master_' "$T/metrics") master_ families)"
+# The lock probe on the real master: /batch_query_keys answers (the keys do not exist), no stall.
+lock_ok() { adm /metrics | sed -n 's/^mooncake_sidecar_operation_duration_seconds_count{operation="probe_lock",status="ok"} //p'; }
+wait_slowly 10 eval '[ "$(lock_ok)" -ge 2 ] 2>/dev/null' || fail "the lock probe does not answer on the real master: $(adm /metrics | grep probe_lock)"
+[ "$(adm /metrics | sed -n 's/^mooncake_sidecar_master_stalled //p')" = 0 ] && [ "$(adm_code /readyz)" = 200 ] ||
+    fail "the real master is called stalled: $(adm /readyz)"
+pass "the lock probe answers on the real master ($(lock_ok) so far), not stalled, ready"
 
 # The endpoint files and --status of a real run.
 [ "$("$TESTKIT" json-get "$T/r/endpoints.json" master.pid)" = "$MP" ] && [ "$("$TESTKIT" json-get "$T/r/endpoints.json" ready)" = true ] ||
@@ -120,4 +126,20 @@ same DELETE '/api/v1/tenant_quotas?tenant_id=t1'
 same POST /api/v1/drain_jobs -H 'Content-Type: application/json' -d '{}'
 same POST /api/v1/drain_jobs/cancel -d '{}'
 pass "write routes on the real master: remove_all, tenant_quotas PUT (two bodies) and DELETE, drain_jobs and its cancel through the sidecar answer as the master does directly"
+# Its flags, asked by -n: one it does not know refused naming it and the version; valid ones pass;
+# the second run from the cache.
+export XDG_CACHE_HOME=$T/flags-cache
+unset CACHE_DIRECTORY
+new_ports
+write_config fbad '"extra_args": ["--rpc_address=127.0.0.1", "--metrics_host=127.0.0.1", "--metrics_hostname=127.0.0.1"]'
+use_real fbad
+t0=$(now_ms); OUT=$("$SIDECAR" -n -c "$T/fbad.json" 2>&1); RC=$?; t1=$(now_ms)
+[ "$RC" = 78 ] && grep -q "master.extra_args\[2\]: --metrics_hostname=127.0.0.1: mooncake_master 0.3.12.post1 at $REAL has no flag \"metrics_hostname\"" <<<"$OUT" ||
+    fail "-n on an unknown flag of the real master: exit $RC: $OUT"
+t2=$(now_ms); "$SIDECAR" -n -c "$T/fbad.json" >/dev/null 2>&1; RC=$?; t3=$(now_ms)
+[ "$RC" = 78 ] || fail "the second -n: exit $RC"
+write_config fgood '"extra_args": ["--rpc_address=127.0.0.1", "--metrics_host=127.0.0.1", "--eviction_high_watermark_ratio=0.9", "--client_ttl", "20", "--noenable_ha"]'
+use_real fgood
+OUT=$("$SIDECAR" -n -c "$T/fgood.json" 2>&1) || fail "-n refused flags the real master takes: $OUT"
+pass "flags against the real binary: --metrics_hostname refused naming it and 0.3.12.post1 (exit 78); --metrics_host, --client_ttl 20, --noenable_ha pass; -n took $((t1 - t0)) ms asking it, $((t3 - t2)) ms from the cache"
 finish

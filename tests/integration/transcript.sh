@@ -151,6 +151,31 @@ for g in log_dir logtostderr minloglevel v; do
 	helpflags "$REAL" 1 | grep -q "^$g " || fail "the real master has no glog flag $g"
 done
 pass "the same $(wc -l <"$T/real.flags") flags with the same types and defaults, and the glog flags the stand-in takes"
+# --helpxml, which the sidecar asks: the same names and types (master.cpp and utils.cpp; the
+# stand-in's glog flags are in the real one too), the same exit status (1), --version's first word
+# after "version".
+helpxml() {
+	"$1" --helpxml 2>/dev/null | python3 -c '
+import re, sys
+every = sys.argv[1] == "1"
+for m in re.finditer(r"<flag><file>([^<]*)</file><name>([^<]*)</name>.*?<type>([^<]*)</type></flag>", sys.stdin.read()):
+    if every or re.search(r"(master|utils)\.cpp$", m.group(1)):
+        print(m.group(2), m.group(3))
+' "$2" | sort
+	echo "exit ${PIPESTATUS[0]}"
+}
+helpxml "$REAL" 0 >"$T/real.helpxml"
+helpxml "$STANDIN" 1 | grep -vE '^(log_dir|logtostderr|minloglevel|v) ' >"$T/standin.helpxml"
+[ "$(wc -l <"$T/real.helpxml")" -gt 50 ] || fail "could not read the real master's --helpxml: $(head -3 "$T/real.helpxml")"
+compare "--helpxml flags" helpxml
+helpxml "$REAL" 1 >"$T/real.allxml"
+for g in log_dir logtostderr minloglevel v; do
+	grep -q "^$g " "$T/real.allxml" || fail "the real master's --helpxml has no glog flag $g"
+done
+vr=$("$REAL" --version 2>&1 | head -1 | sed -n 's/.* version \([^ ]*\).*/\1/p')
+vs=$("$STANDIN" --version 2>&1 | head -1 | sed -n 's/.* version \([^ ]*\).*/\1/p')
+[ -n "$vr" ] && [ "$vr" = "$vs" ] || fail "--version: the real master says \"$vr\", the stand-in \"$vs\""
+pass "--helpxml: the same $(($(wc -l <"$T/real.helpxml") - 1)) flags by name and type, and $(tail -1 "$T/real.helpxml"); --version $vr from both"
 echo "   not compared, on purpose: the stand-in's fault knobs (MC_STANDIN_*), its HA roles (this build"
 echo "   of the real master has no etcd, so --enable_ha aborts it), and stored objects (MC_STANDIN_KEYS:"
 echo "   the real master gets objects only from clients of its RPC port)"

@@ -89,6 +89,7 @@ pass "graceful stop: endpoints.json not ready"
 new_ports
 {
 	echo '#!/bin/sh'
+	echo "case \"\$1\" in --helpxml|--version) exec '$STANDIN' \"\$1\";; esac"
 	echo "if [ ! -f '$T/escaped' ]; then"
 	echo "	touch '$T/escaped'"
 	echo "	TESTKIT_HOLD_RETRY_MS=60000 setsid '$TESTKIT' hold $RPC >/dev/null 2>&1 &"

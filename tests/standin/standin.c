@@ -30,6 +30,7 @@ struct flag {
 
 /* Every flag the real master accepts, with its type and default. */
 #include "flags.h"
+#include "gflags.h"
 #include "metrics.h"
 
 static struct {
@@ -46,7 +47,39 @@ static struct {
 	struct key { char *name; unsigned long size; } *keys;	/* MC_STANDIN_KEYS, sorted */
 	const char		*events;
 	struct metadata { char *key, *value; struct metadata *next; } *store;
+	/* MC_STANDIN_CLIENTS: that many clients pinging once a second; a freeze (MC_STANDIN_FREEZE_AFTER_MS,
+	 * or freeze=1 in the control file) stops their pings and the routes that take the metadata
+	 * locks, as a sweep under the shards' write locks does, while /health stays green */
+	long			 clients;
+	int			 frozen;
+	double			 ping_base, ping_t0;
 } S;
+
+static double
+mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+set_frozen(int on)
+{
+	if (on == S.frozen)
+		return;
+	if (on)
+		S.ping_base += (double)S.clients * (mono_s() - S.ping_t0);
+	else
+		S.ping_t0 = mono_s();
+	S.frozen = on;
+}
+
+static unsigned long
+pings(void)
+{
+	return (unsigned long)(S.ping_base + (S.frozen ? 0 : (double)S.clients * (mono_s() - S.ping_t0)));
+}
 
 static const char *
 flag(const char *name)
@@ -103,33 +136,6 @@ event_record(const char *what)
 	fclose(f);
 }
 
-/* gflags' checks: the whole value parses, within the type's range. */
-static int
-flag_value_ok(const char *type, const char *val)
-{
-	char *end;
-	errno = 0;
-	if (strcmp(type, "double") == 0) {
-		(void)strtod(val, &end);
-		return *val != '\0' && *end == '\0' && errno == 0;
-	}
-	if (strcmp(type, "int32") == 0 || strcmp(type, "int64") == 0) {
-		long long v = strtoll(val, &end, 0);
-		return *val != '\0' && *end == '\0' && errno == 0 &&
-		    (strcmp(type, "int64") == 0 || (v >= -2147483648LL && v <= 2147483647LL));
-	}
-	if (strcmp(type, "uint32") == 0 || strcmp(type, "uint64") == 0) {
-		unsigned long long v;
-		while (isspace((unsigned char)*val))
-			val++;
-		if (*val == '-')
-			return 0;
-		v = strtoull(val, &end, 0);
-		return *val != '\0' && *end == '\0' && errno == 0 &&
-		    (strcmp(type, "uint64") == 0 || v <= 4294967295ULL);
-	}
-	return 1;
-}
 
 static int
 parse_flags(int argc, char **argv)
@@ -144,6 +150,16 @@ parse_flags(int argc, char **argv)
 		if (strcmp(name, "version") == 0) {
 			printf("mooncake_master version " MASTER_VERSION "\n");
 			exit(0);
+		}
+		if (strcmp(name, "helpxml") == 0) {
+			/* gflags' XML: every flag with its type and default, one <flag> a line */
+			printf("<?xml version=\"1.0\"?>\n<AllFlags>\n<program>mooncake_master</program>\n"
+			    "<usage>Mooncake master service (stand-in)</usage>\n");
+			for (struct flag *h = flags; h->name; h++)
+				printf("<flag><file>master.cpp</file><name>%s</name><meaning></meaning><default>%s</default>"
+				    "<current>%s</current><type>%s</type></flag>\n", h->name, h->value, h->value, h->type);
+			printf("</AllFlags>\n");
+			exit(1);
 		}
 		if (strcmp(name, "help") == 0 || strcmp(name, "helpshort") == 0 ||
 		    strcmp(name, "helpfull") == 0) {
@@ -177,12 +193,6 @@ parse_flags(int argc, char **argv)
 		if (strcmp(f->type, "bool") == 0) {
 			if (val == NULL)
 				val = neg ? "false" : "true";
-			if (strcmp(val, "true") && strcmp(val, "false") && strcmp(val, "1") &&
-			    strcmp(val, "0") && strcmp(val, "yes") && strcmp(val, "no")) {
-				fprintf(stderr, "ERROR: illegal value '%s' specified for bool flag '%s'\n",
-				    val, f->name);
-				exit(1);
-			}
 		} else if (val == NULL) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "ERROR: flag '%s' is missing its argument\n", f->name);
@@ -190,7 +200,7 @@ parse_flags(int argc, char **argv)
 			}
 			val = argv[++i];
 		}
-		if (!flag_value_ok(f->type, val)) {
+		if (!gflags_value_ok(f->type, val)) {
 			fprintf(stderr, "ERROR: illegal value '%s' specified for %s flag '%s'\n", val,
 			    f->type, f->name);
 			exit(1);
@@ -264,6 +274,10 @@ metric_value(const char *name)
 		return S.get_found;
 	if (strcmp(name, "master_key_count") == 0)
 		return S.nkeys;
+	if (strcmp(name, "master_active_clients") == 0)
+		return (unsigned long)S.clients;
+	if (strcmp(name, "master_ping_requests_total") == 0)
+		return pings();
 	return 0;
 }
 
@@ -616,8 +630,9 @@ admin_route(struct evhttp_request *req)
 		send_metrics(req);
 	else if (strcmp(path, "/metrics/summary") == 0)
 		reply(req, 200, prom, summary(buf, sizeof buf, 0));
-	else
+	else if (!S.frozen)
 		service_route(req, path);
+	/* frozen: a route through the metadata locks is read and never answered */
 }
 
 /* MC_STANDIN_SLOW_MS: an admin request answered later; a client that leaves first takes the
@@ -877,6 +892,12 @@ hang_cb(evutil_socket_t fd, short what, void *arg)
 	S.hang_admin = 1;
 }
 
+static void
+freeze_cb(evutil_socket_t fd, short what, void *arg)
+{
+	set_frozen(1);
+}
+
 /* SIGUSR1: re-read the control file (role=, leader=, hang_admin=, slow_ms=) to change at run time. */
 static void
 control_cb(evutil_socket_t sig, short what, void *arg)
@@ -910,6 +931,8 @@ control_cb(evutil_socket_t sig, short what, void *arg)
 			S.hang_admin = atoi(v);
 		else if (strcmp(line, "slow_ms") == 0)
 			S.slow_ms = atoi(v);
+		else if (strcmp(line, "freeze") == 0)
+			set_frozen(atoi(v) != 0);
 	}
 	fclose(f);
 }
@@ -955,6 +978,10 @@ serve_cb(evutil_socket_t fd, short what, void *arg)
 	event_record("listening");
 	if (getenv("MC_STANDIN_HANG_ADMIN_AFTER_MS") != NULL)
 		later(env_long("MC_STANDIN_HANG_ADMIN_AFTER_MS", 0), hang_cb, NULL);
+	S.clients = env_long("MC_STANDIN_CLIENTS", 0);
+	S.ping_t0 = mono_s();
+	if (getenv("MC_STANDIN_FREEZE_AFTER_MS") != NULL)
+		later(env_long("MC_STANDIN_FREEZE_AFTER_MS", 0), freeze_cb, NULL);
 }
 
 static int

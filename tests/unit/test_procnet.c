@@ -1,5 +1,7 @@
 #include "config.h"
 #include <check.h>
+#include <stdio.h>
+#include <string.h>
 #include "procnet.h"
 #include "unit.h"
 
@@ -31,6 +33,28 @@ START_TEST(test_listeners)
 }
 END_TEST
 
+/* The server side of a client's connection: local port 50051 established (line 2 is the client's
+ * side, local 55000; it counts for 55000, not for 50051). */
+START_TEST(test_established)
+{
+	static const char srv[] =
+	    "   4: 0100007F:C383 0100007F:D6D8 01 00000000:00000000 00:00000000 00000000     0        0 6262 1 0000000000000000 20 4 30 10 -1\n";
+	char both[sizeof tcp + sizeof srv];
+	ck_assert_uint_eq(procnet_established(tcp, 50051), 0);	/* a listener is not a client */
+	ck_assert_uint_eq(procnet_established(tcp, 55000), 1);
+	ck_assert_uint_eq(procnet_established(tcp, 9003), 0);	/* TIME_WAIT is gone */
+	snprintf(both, sizeof both, "%s%s", tcp, srv);
+	ck_assert_uint_eq(procnet_established(both, 50051), 1);
+	ck_assert_uint_eq(procnet_established("", 50051), 0);
+	for (size_t n = 0; n < sizeof both - 1; n++) {	/* every cut: no crash, no more than whole lines */
+		char cut[sizeof both];
+		memcpy(cut, both, n);
+		cut[n] = '\0';
+		ck_assert_uint_le(procnet_established(cut, 50051), 1);
+	}
+}
+END_TEST
+
 START_TEST(test_inode)
 {
 	ck_assert_uint_eq(procnet_socket_inode("socket:[123456]"), 123456);
@@ -45,6 +69,7 @@ main(void)
 	Suite *s = suite_create("procnet");
 	TCase *tc = tcase_create("procnet");
 	tcase_add_test(tc, test_listeners);
+	tcase_add_test(tc, test_established);
 	tcase_add_test(tc, test_inode);
 	suite_add_tcase(s, tc);
 	return unit_run(s);

@@ -96,18 +96,21 @@ START_TEST(test_table_complete)
 END_TEST
 
 /* The master's own states, on a node with healthy workers and ready files. */
-static const struct { const char *state, *reason; int ready, standby; const char *why, *line; } master[] = {
-	{ "ready", "", 1, 0, "ready", "master ready (gen 3, pid 4242, 1 restart); 2/2 workers running" },
-	{ "starting", "pid 4242", 0, 0, "not ready: master starting (pid 4242, 1 restart)",
+static const struct { const char *state, *reason; int ready, standby; const char *stalled, *why, *line; } master[] = {
+	{ "ready", "", 1, 0, NULL, "ready", "master ready (gen 3, pid 4242, 1 restart); 2/2 workers running" },
+	{ "ready", "", 0, 0, "the lock probe (/batch_query_keys) has not answered for 2.0 s",
+	  "not ready: master stalled (pid 4242): the lock probe (/batch_query_keys) has not answered for 2.0 s",
+	  "master stalled (pid 4242): the lock probe (/batch_query_keys) has not answered for 2.0 s; 2/2 workers running" },
+	{ "starting", "pid 4242", 0, 0, NULL, "not ready: master starting (pid 4242, 1 restart)",
 	  "master starting (pid 4242, 1 restart); 2/2 workers running" },
-	{ "backoff", "exited with code 1; restarting in 200 ms", 0, 0,
+	{ "backoff", "exited with code 1; restarting in 200 ms", 0, 0, NULL,
 	  "not ready: master backoff: exited with code 1; restarting in 200 ms",
 	  "master backoff: exited with code 1; restarting in 200 ms; 2/2 workers running" },
-	{ "fatal", "more than 5 starts in 60000 ms; not restarting (last: exited with code 3)", 0, 0,
+	{ "fatal", "more than 5 starts in 60000 ms; not restarting (last: exited with code 3)", 0, 0, NULL,
 	  "not ready: master fatal: more than 5 starts in 60000 ms; not restarting (last: exited with code 3)",
 	  "master fatal: more than 5 starts in 60000 ms; not restarting (last: exited with code 3); 2/2 workers running" },
-	{ "stopped", "", 0, 0, "not ready: master stopped", "master stopped; 2/2 workers running" },
-	{ "ready", "", 0, 1, "not ready: master ready as an HA standby that names no leader (pid 4242)",
+	{ "stopped", "", 0, 0, NULL, "not ready: master stopped", "master stopped; 2/2 workers running" },
+	{ "ready", "", 0, 1, NULL, "not ready: master ready as an HA standby that names no leader (pid 4242)",
 	  "master ready as an HA standby that names no leader (pid 4242); 2/2 workers running" },
 };
 
@@ -115,7 +118,8 @@ START_TEST(test_master_states)
 {
 	struct rd_facts f = facts_of("mrh-");
 	char why[2048], line[2048];
-	f.master_ready = master[_i].ready || master[_i].standby;
+	f.master_ready = master[_i].ready || master[_i].standby || master[_i].stalled != NULL;
+	f.master_stalled = master[_i].stalled;
 	f.master_state = master[_i].state;
 	f.master_reason = master[_i].reason;
 	f.master_restarts = 1;
