@@ -169,6 +169,8 @@ static const struct field workers_fields[] = {
 	{ "on_master_restart", F_STR, W(on_master_restart), 0, 0, on_restart },
 	{ "gang", F_STR, W(gang), 0, 0, gang_modes },
 	{ "peer_timeout_ms", F_INT, W(peer_timeout_ms), 100, MS_MAX, NULL },
+	{ "drain_on_stop", F_BOOL, W(drain_on_stop), 0, 0, NULL },
+	{ "drain_timeout_ms", F_INT, W(drain_timeout_ms), 100, MS_MAX, NULL },
 	{ "ports", F_SUB, W(ports), 0, 0, ports_fields },
 	{ "restart", F_SUB, W(restart), 0, 0, restart_fields },
 	{ "stop_timeout_ms", F_INT, W(stop_timeout_ms), 0, 3600000, NULL },
@@ -731,6 +733,7 @@ cfg_defaults(struct cfg *c)
 	c->workers.on_master_restart = xstrdup("keep");
 	c->workers.gang = xstrdup("endpoint");
 	c->workers.peer_timeout_ms = 5000;
+	c->workers.drain_timeout_ms = 60000;
 	c->workers.ports = (struct cfg_ports){ 6100, 32, 7200, 8400, 7500, 5200, 5400, 0 };
 	restart_defaults(&c->workers.restart, 1000, 60000, 300000, 3, 600000);
 	c->workers.stop_timeout_ms = 30000;

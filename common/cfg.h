@@ -113,6 +113,8 @@ struct cfg {
 		char		*on_master_restart;
 		char		*gang;		/* endpoint: an endpoint's processes restart together; process */
 		long		 peer_timeout_ms;	/* a gang member's node unanswered this long: it died */
+		int		 drain_on_stop;	/* a graceful stop drains this node's segments first */
+		long		 drain_timeout_ms;	/* and waits this long for it at most */
 		struct cfg_ports ports;
 		struct restart_cfg restart;
 		long		 stop_timeout_ms;

@@ -33,14 +33,19 @@ decide_publish(const struct rc_state *s, struct rc_actions *a)
 	}
 }
 
-/* Stop order: the workers first (both at once on a second signal), then the master, then whatever
- * escaped; each only once per level. */
+/* Stop order: this node's segments drained (workers.drain_on_stop; a second signal skips it), the
+ * workers (both at once on a second signal), then the master, then whatever escaped; each only once
+ * per level. */
 static void
 decide_stop(const struct rc_state *s, struct rc_actions *a)
 {
 	int level = s->stop_now ? 2 : 1, master_gone;
 	if (!s->stopping)
 		return;
+	if (s->drain_pending && !s->stop_now) {
+		a->start_drain = !s->drain_started;
+		return;		/* the workers keep their segments until it ends */
+	}
 	if (s->workers_stop_sent < level)
 		a->stop_workers = level;
 	if (s->master != RC_MASTER_NONE && s->master_stop_sent < level &&

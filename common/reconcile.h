@@ -37,6 +37,8 @@ struct rc_state {
 	int		 workers_stop_sent;	/* 0, 1 (graceful), 2 (at once) */
 	int		 master_stop_sent;	/* likewise */
 	int		 orphans_signalled;
+	int		 drain_pending;		/* workers.drain_on_stop: this node's segments not drained yet */
+	int		 drain_started;		/* the drain is under way */
 	int		 ready_sent;		/* READY=1 went out (since the last reload) */
 	int		 node_ready;		/* the readiness rule says so (common/readiness.h) */
 	int		 follow_lost;		/* no master here: the head sidecar stopped answering */
@@ -63,6 +65,7 @@ struct rc_actions {
 	int		 reopen_logs;		/* reload: before anything is written */
 	int		 publish;		/* enum rc_publish */
 	unsigned	 publish_gen;		/* the generation the files get */
+	int		 start_drain;		/* stopping: drain this node's segments before the workers go */
 	int		 stop_workers;		/* 0, 1 (graceful), 2 (at once) */
 	int		 start_workers;		/* let the workers start what is due */
 	int		 stop_master;		/* 0, 1 (graceful), 2 (at once) */

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <event2/event.h>
+#include <jansson.h>
 #include "addrs.h"
 #include "admin.h"
 #include "atomicfile.h"
@@ -20,6 +21,7 @@
 #include "cfg.h"
 #include "clock.h"
 #include "counters.h"
+#include "draining.h"
 #include "endpoints.h"
 #include "follow.h"
 #include "log.h"
@@ -125,6 +127,8 @@ shutdown_begin(struct sidecar *s, int now)
 		log_notice("shutting down%s", now ? " now" : "");
 	else
 		log_notice("second stop signal: skipping the waits");
+	if (now)
+		drain_skip(s->drain);
 	s->stopping = 1;
 	s->stop_now = now;
 	notify_stopping();
@@ -394,6 +398,26 @@ signals_add(struct sidecar *s, struct event **ev, int max)
 	return n;
 }
 
+/* workers.drain_on_stop: the host this node's segments are named by (what its workers are told to
+ * call themselves), and where to ask: the master's admin port here, the head sidecar elsewhere. */
+static void
+drain_setup(struct sidecar *s)
+{
+	const struct cfg *c = &s->cfg;
+	json_t *lh = json_object_get(c->endpoints.store_config, "local_hostname");
+	const char *host = json_is_string(lh) ? json_string_value(lh) :
+	    kvlist_get(&c->endpoints.env, "MOONCAKE_LOCAL_HOSTNAME") ? kvlist_get(&c->endpoints.env,
+	    "MOONCAKE_LOCAL_HOSTNAME") : s->node_addr.addr;
+	char via[400], err[512];
+	struct httpc *h;
+	if (c->master.runs_here) {
+		h = httpc_new(s->base, &s->master_targets[PROBE_ADMIN], 1, 4u << 20, 5000);
+		snprintf(via, sizeof via, "the master's admin port %s", s->master_targets[PROBE_ADMIN].name);
+	} else if ((h = peers_client(&s->peers, c->master.node, via, sizeof via, 4u << 20, 5000, err, sizeof err)) == NULL)
+		fatalx(EX_UNAVAILABLE, "workers.drain_on_stop: %s", err);
+	s->drain = drain_new(s->base, c, h, via, host, sidecar_changed, s);
+}
+
 /* What the sidecar runs: the workers (addresses first: a job whose workers could not reach each
  * other starts nothing), the admin server, then as the user it becomes the endpoint files and
  * either the master or the follower of the head. */
@@ -423,6 +447,8 @@ components_start(struct sidecar *s, struct topology *topo)
 		master_start(s->master);
 	} else if ((s->follow = follow_new(&s->peers, s->endpoints, sidecar_changed, s, err, sizeof err)) == NULL)
 		fatalx(EX_UNAVAILABLE, "%s", err);
+	if (s->cfg.workers.drain_on_stop && workers_count(s->workers) > 0)
+		drain_setup(s);
 	sidecar_changed(s);
 }
 
@@ -440,6 +466,8 @@ components_stop(struct sidecar *s)
 	admin_free(s->admin);
 	s->admin = NULL;
 	follow_free(s->follow);
+	drain_free(s->drain);
+	s->drain = NULL;
 	workers_free(s->workers);
 	s->workers = NULL;
 	if (s->master != NULL)

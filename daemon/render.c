@@ -128,6 +128,12 @@ render_status(const struct view *v)
 	json_object_set_new(o, "master", master_json(v));
 	json_object_set_new(o, "workers", workers_json(v));
 	json_object_set_new(o, "gangs", gangs_json(v));
+	json_object_set_new(o, "drain", !v->has_drain ? json_null() : json_pack("{s:s, s:s, s:s, s:s, s:i, s:s, s:s, "
+	    "s:I, s:I, s:I, s:I, s:I, s:f}", "state", v->drain_state, "via", v->drain_via, "host", v->drain_host,
+	    "detail", v->drain_why, "segments", (int)v->drain_segments, "job_id", v->drain_job, "job_status",
+	    v->drain_job_status, "moved_units", (json_int_t)v->drain_moved, "moving_units", (json_int_t)v->drain_moving,
+	    "blocked_units", (json_int_t)v->drain_blocked, "failed_units", (json_int_t)v->drain_failed,
+	    "migrated_bytes", (json_int_t)v->drain_bytes, "seconds", v->drain_s));
 	e = json_pack("{s:i, s:s, s:o}", "generation", (int)v->files_gen, "dir", v->run_dir, "written_at",
 	    v->written_at > 0 ? json_real(v->written_at) : json_null());
 	json_object_set_new(e, "ready", json_boolean(v->files_ready));

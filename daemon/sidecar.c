@@ -12,6 +12,7 @@
 #include "admin.h"
 #include "child.h"
 #include "clock.h"
+#include "draining.h"
 #include "endpoints.h"
 #include "follow.h"
 #include "log.h"
@@ -110,6 +111,8 @@ gather(const struct sidecar *s, const struct target *t, struct rc_state *st)
 	st->workers_stop_sent = s->workers_stop_sent;
 	st->master_stop_sent = s->master_stop_sent;
 	st->orphans_signalled = s->orphans_signalled;
+	st->drain_pending = s->drain != NULL && !drain_ended(s->drain) && workers_running(s->workers) > 0;
+	st->drain_started = drain_started(s->drain);
 	st->ready_sent = s->ready_sent;
 	st->workers = workers_count(s->workers);
 	st->workers_ready = workers_ready(s->workers);
@@ -151,6 +154,8 @@ act(struct sidecar *s, const struct target *t, const struct rc_actions *a)
 			snprintf(s->published_target, sizeof s->published_target, "%s", t->text);
 		}
 	}
+	if (a->start_drain)
+		drain_start(s->drain);
 	if (a->stop_workers) {
 		s->workers_stop_sent = a->stop_workers;
 		workers_stop(s->workers, a->stop_workers == 2);
@@ -280,6 +285,24 @@ sidecar_view(const struct sidecar *sc, struct view *v, int files)
 	v->start_wall = sc->started_wall;
 	v->master_node = sc->cfg.master.node;
 	v->last_code = v->last_signal = -1;
+	if (sc->drain != NULL) {
+		struct drain_info d;
+		drain_info(sc->drain, &d);
+		v->has_drain = 1;
+		v->drain_state = d.state;
+		v->drain_via = view_str(v, d.via);
+		v->drain_host = view_str(v, d.host);
+		v->drain_why = view_str(v, d.why);
+		v->drain_job = view_str(v, d.job.id);
+		v->drain_job_status = view_str(v, d.job.status);
+		v->drain_segments = d.nsegments;
+		v->drain_moved = d.job.succeeded;
+		v->drain_moving = d.job.active;
+		v->drain_blocked = d.job.blocked;
+		v->drain_failed = d.job.failed;
+		v->drain_bytes = d.job.bytes;
+		v->drain_s = d.seconds;
+	}
 	if (e != NULL) {
 		v->files_gen = endpoints_generation(e);
 		v->files_ready = endpoints_ready(e);

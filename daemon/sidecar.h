@@ -11,6 +11,7 @@
 
 struct master;
 struct admin;
+struct drain;
 struct endpoints;
 struct follow;
 struct view;
@@ -25,6 +26,7 @@ struct sidecar {
 	struct endpoints	*endpoints;
 	struct follow		*follow;	/* nodes without a master */
 	struct workers		*workers;	/* this node's GPU workers */
+	struct drain		*drain;		/* workers.drain_on_stop, or NULL */
 	struct peers		 peers;		/* how the other sidecars of the job are reached */
 	int			 stop_now;	/* a second stop signal: no more waiting */
 	int			 workers_stop_sent;	/* 0, 1 (graceful), 2 (at once) */

@@ -116,6 +116,12 @@ struct view {
 	char			 gangs_etag[32];	/* changes whenever what /gangs says does */
 	struct view_ready_hist	*ready_hist;
 	size_t			 nready_hist;
+	/* workers.drain_on_stop: this node's segments drained at a graceful stop (has_drain 0: off) */
+	int			 has_drain;
+	const char		*drain_state, *drain_via, *drain_host, *drain_why, *drain_job, *drain_job_status;
+	size_t			 drain_segments;
+	long long		 drain_moved, drain_moving, drain_blocked, drain_failed, drain_bytes;
+	double			 drain_s;
 	/* the admin server */
 	long			 long_polls;
 	unsigned long		 coalesced;

@@ -54,7 +54,7 @@ for log in tests/integration/*.log tests/fuzz/*.log; do
 	failed=$((failed + $2))
 	case $(basename "$log" .log) in
 	standin|transcript) kit=$((kit + $1)) ;;	# the test kit itself, held to the real master
-	real_master|real_client|demo) real=$((real + $1)) ;;
+	real_master|real_client|drain|demo) real=$((real + $1)) ;;
 	replay) ;;
 	*) standin=$((standin + $1)) ;;
 	esac

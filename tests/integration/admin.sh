@@ -141,7 +141,7 @@ pass "fatal: proxied 503 {\"state\":\"fatal\"}, last_exit signal 11, --status ex
 kill_quiet "$SC_PID"
 
 # hung: 200 concurrent proxied requests wait for the upstream timeout; the own routes do not.
-MC_STANDIN_START_DELAY_MS=100 MC_STANDIN_HANG_ADMIN_AFTER_MS=500 up h '"liveness_failures": 1000' '"admin": { "listen": "127.0.0.1:@SIDE@", "upstream_timeout_ms": 1500, "max_connections_per_ip": 0 }'
+MC_STANDIN_START_DELAY_MS=100 MC_STANDIN_HANG_ADMIN_AFTER_MS=500 up h '"liveness_failures": 1000, "stall_restart_ms": 0' '"admin": { "listen": "127.0.0.1:@SIDE@", "upstream_timeout_ms": 1500, "max_connections_per_ip": 0 }'
 wait_for 5 grep_q "$SC_OUT" 'liveness probe failed' || fail "hang not seen"
 "$TESTKIT" flood "$SIDE" /health 200 5000 >"$T/flood.out" &
 FP=$!

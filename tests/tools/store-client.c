@@ -14,6 +14,8 @@
  *   --prefix P       key prefix (default: <local hostname>-<pid>)
  *   --get KEY:SIZE   only read KEY (put by another client with this tool) and check it
  *   --keep           leave the keys in the store (default: removed at the end)
+ *   --stay           after the operations, keep the client (and the segment it mounted) until
+ *                    SIGINT or SIGTERM: a worker holding its share of the store
  *   MOONCAKE_STORE_LIB  the library (default: libmooncake_store.so on the library path)
  *
  * Exit: 0 every operation ok, 1 one failed, 2 setup failed, 64 usage, 66 the files are missing or
@@ -344,7 +346,7 @@ main(int argc, char **argv)
 	static const size_t sizes[] = { 1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 8 << 20 };
 	const char *dir = NULL, *prefix = NULL, *get = NULL;
 	long ops = 8, loop_ms = 0, wait_ms = -1, retry_ms = 0;
-	int keep = 0, failed = 0;
+	int keep = 0, stay = 0, failed = 0;
 	char key[512], pfx[300];
 	struct params p;
 	mooncake_store_t s;
@@ -356,6 +358,8 @@ main(int argc, char **argv)
 		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
 		if (strcmp(argv[i], "--keep") == 0)
 			keep = 1;
+		else if (strcmp(argv[i], "--stay") == 0)
+			stay = 1;
 		else if (next != NULL && strcmp(argv[i], "--ops") == 0)
 			ops = atol(argv[++i]);
 		else if (next != NULL && strcmp(argv[i], "--loop") == 0)
@@ -460,6 +464,12 @@ main(int argc, char **argv)
 		}
 	}
 	printf("done: %d failed\n", failed);
+	if (stay) {
+		printf("staying t=%lld\n", wall_ms());
+		while (!stop)
+			pause_ms(50);
+		printf("leaving t=%lld\n", wall_ms());
+	}
 	free(a);
 	free(b);
 	mc.destroy(s);

@@ -106,6 +106,21 @@ static const struct {
 	{ "follower: the head lost, the files not ready already: nothing written",
 	  { .master = RC_MASTER_NONE, .files_gen = 4, .follow_lost = 1, .ready_sent = 1 },
 	  { .start_workers = 1, .notify = RC_NOTIFY_STATUS } },
+	{ "stop with workers.drain_on_stop: the drain first, the workers kept",
+	  { .master = RC_MASTER_NONE, .files_gen = 2, .files_ready = 1, .stopping = 1, .drain_pending = 1, .workers = 2, .workers_running = 2 },
+	  { .start_drain = 1 } },
+	{ "stop, the drain under way: wait for it",
+	  { .master = RC_MASTER_NONE, .stopping = 1, .drain_pending = 1, .drain_started = 1, .workers = 2, .workers_running = 2 },
+	  { 0 } },
+	{ "stop, the drain ended: the workers next",
+	  { .master = RC_MASTER_NONE, .stopping = 1, .drain_started = 1, .workers = 2, .workers_running = 2 },
+	  { .stop_workers = 1 } },
+	{ "second stop signal during the drain: workers at once, not waiting for it",
+	  { .master = RC_MASTER_NONE, .stopping = 1, .stop_now = 1, .drain_pending = 1, .drain_started = 1, .workers = 2, .workers_running = 2 },
+	  { .stop_workers = 2 } },
+	{ "drain on the master's node: the files say not ready (the node is leaving), the master is kept",
+	  { READY_MASTER, .master_gen = 1, .published = 1, .files_gen = 1, .files_ready = 1, .stopping = 1, .drain_pending = 1, .workers = 1, .workers_running = 1 },
+	  { .publish = RC_PUBLISH_NOT_READY, .publish_gen = 1, .start_drain = 1, .again = 1 } },
 	{ "follower stop: no master, the orphans once the workers are gone",
 	  { .master = RC_MASTER_NONE, .stopping = 1, .workers_stop_sent = 1, .workers = 2 },
 	  { .signal_orphans = 1 } },
@@ -114,9 +129,9 @@ static const struct {
 static void
 describe(char *buf, size_t len, const struct rc_actions *a)
 {
-	snprintf(buf, len, "reopen %d publish %s/%u stop_workers %d start_workers %d stop_master %d "
+	snprintf(buf, len, "reopen %d publish %s/%u drain %d stop_workers %d start_workers %d stop_master %d "
 	    "orphans %d notify %d again %d", a->reopen_logs, reconcile_publish_name(a->publish),
-	    a->publish_gen, a->stop_workers, a->start_workers, a->stop_master, a->signal_orphans,
+	    a->publish_gen, a->start_drain, a->stop_workers, a->start_workers, a->stop_master, a->signal_orphans,
 	    a->notify, a->again);
 }
 
@@ -149,6 +164,8 @@ START_TEST(test_settles)
 				s.files_gen = a.publish_gen;
 				s.files_ready = a.publish != RC_PUBLISH_NOT_READY;
 			}
+			if (a.start_drain)
+				s.drain_started = 1;
 			if (a.stop_workers)
 				s.workers_stop_sent = a.stop_workers;
 			if (a.stop_master)
