@@ -16,6 +16,7 @@
 #include <microhttpd.h>
 #include <jansson.h>
 #include "admin.h"
+#include "prom.h"
 #include "auth.h"
 #include "basic.h"
 #include "buf.h"
@@ -335,13 +336,23 @@ proxy_done(const struct httpc_response *pr, void *arg)
 	resume(r, code, resp);
 }
 
+static const char *const master_label[] = { "target", "master", NULL };
+
 static void
 metrics_done(const struct httpc_response *pr, void *arg)
 {
 	struct request *r = arg;
 	counters_observe(OP_PROXY, pr->outcome == HTTPC_OK ? ST_OK :
 	    pr->outcome == HTTPC_TIMEOUT ? ST_TIMEOUT : ST_ERROR, pr->seconds);
-	/* The master's families are appended unchanged when it answers; the sidecar's own always. */
+	/* This scrape of the master, as exporters report theirs; then the master's families, unchanged,
+	 * when it answers; the sidecar's own always. */
+	prom_family(&r->own, "mooncake_sidecar_upstream_scrape_duration_seconds",
+	    "How long this scrape waited for the master's /metrics (admin.metrics_timeout_ms at most).", "gauge");
+	prom_sample(&r->own, "mooncake_sidecar_upstream_scrape_duration_seconds", master_label, pr->seconds);
+	prom_family(&r->own, "mooncake_sidecar_upstream_scrape_up",
+	    "1 when this scrape got the master's /metrics (its families follow), 0 when not.", "gauge");
+	prom_sample(&r->own, "mooncake_sidecar_upstream_scrape_up", master_label,
+	    pr->outcome == HTTPC_OK && pr->status == 200);
 	if (pr->outcome == HTTPC_OK && pr->status == 200) {
 		buf_add(&r->own, pr->body, pr->len);
 		if (pr->len > 0 && pr->body[pr->len - 1] != '\n')

@@ -50,7 +50,10 @@ render_children(struct buf *b, const struct view *v)
 	prom_sample(b, "mooncake_sidecar_endpoints_ready", NULL, v->files_ready && v->files_error == NULL);
 	prom_family(b, "mooncake_sidecar_upstream_up",
 	    "1 when the master's admin port answered the last probe.", "gauge");
-	prom_sample(b, "mooncake_sidecar_upstream_up", NULL, v->master_pid > 0 && v->probes[VIEW_ADMIN].ok);
+	{
+		static const char *const target[] = { "target", "master", NULL };
+		prom_sample(b, "mooncake_sidecar_upstream_up", target, v->master_pid > 0 && v->probes[VIEW_ADMIN].ok);
+	}
 	prom_family(b, "mooncake_sidecar_master_stalled", "1 when the master is stalled under its metadata locks (the "
 	    "lock probe unanswered, or its ping counter flat with clients connected) while /health says it is fine.",
 	    "gauge");

@@ -50,6 +50,8 @@ routes_answer(const struct view *v, const char *path, struct admin_answer *ans)
 		text(ans, v->ready ? 200 : 503, plain, xstrdup(v->ready_reason));
 	else if (strcmp(path, "/status") == 0)
 		text(ans, 200, json, render_status(v));
+	else if (strcmp(path, "/sd") == 0)
+		text(ans, 200, json, render_sd(v));
 	else if (strcmp(path, "/gangs") == 0) {
 		text(ans, 200, json, render_gangs(v));
 		routes_tag(path, 0, 0, 0, v->gangs_etag, ans->etag, sizeof ans->etag);

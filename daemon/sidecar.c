@@ -265,6 +265,35 @@ readiness_of(struct view *v, int stopping, int standby_without_leader)
 
 /* The one place that reads the master, the children, the endpoint files, the follower and the
  * workers for the outputs: every value copied into the view. */
+/* Where Prometheus reaches this sidecar and the master's metrics port: the node's address, or the
+ * master's --metrics_host when it binds one address. */
+static void
+sd_targets(const struct sidecar *sc, struct view *v)
+{
+	const struct cfg *c = &sc->cfg;
+	const char *mh = workerenv_gflag(c->master.extra_args, "metrics_host", 0);
+	char t[URL_HOST_MAX + 16];
+	char host[URL_HOST_MAX];
+	const char *colon = strrchr(c->admin.listen, ':');
+	/* admin.listen "127.0.0.1:9103", "[::1]:9103", "0.0.0.0:9103": its address, unless a wildcard */
+	snprintf(host, sizeof host, "%.*s", colon ? (int)(colon - c->admin.listen) : 0, c->admin.listen);
+	if (host[0] == '[') {
+		memmove(host, host + 1, strlen(host));
+		host[strcspn(host, "]")] = '\0';
+	}
+	if (host[0] == '\0' || strcmp(host, "0.0.0.0") == 0 || strcmp(host, "::") == 0)
+		snprintf(host, sizeof host, "%s", sc->node_addr.addr);
+	snprintf(t, sizeof t, strchr(host, ':') ? "[%s]:%ld" : "%s:%ld", host, c->admin.port);
+	v->sd_self = view_str(v, t);
+	v->sd_tls = c->admin.tls_cert_file[0] != '\0';
+	if (sc->master == NULL || master_child(sc->master)->pid <= 0)
+		return;
+	if (mh == NULL || strcmp(mh, "0.0.0.0") == 0 || strcmp(mh, "::") == 0 || mh[0] == '\0')
+		mh = sc->node_addr.addr;
+	snprintf(t, sizeof t, strchr(mh, ':') ? "[%s]:%ld" : "%s:%ld", mh, c->master.metrics_port);
+	v->sd_master = view_str(v, t);
+}
+
 void
 sidecar_view(const struct sidecar *sc, struct view *v, int files)
 {
@@ -285,6 +314,7 @@ sidecar_view(const struct sidecar *sc, struct view *v, int files)
 	v->start_wall = sc->started_wall;
 	v->master_node = sc->cfg.master.node;
 	v->last_code = v->last_signal = -1;
+	sd_targets(sc, v);
 	if (sc->drain != NULL) {
 		struct drain_info d;
 		drain_info(sc->drain, &d);

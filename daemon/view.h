@@ -50,6 +50,7 @@ struct view_worker {
 	unsigned	 failures;	/* failed checks in a row */
 	double		 ready_s;	/* exec to healthy, the last time it was; <= 0: never */
 	int		 ports[VIEW_NPORTS];
+	int		 dp_rank;	/* -1: none */
 };
 
 struct view_gang {
@@ -122,6 +123,9 @@ struct view {
 	size_t			 drain_segments;
 	long long		 drain_moved, drain_moving, drain_blocked, drain_failed, drain_bytes;
 	double			 drain_s;
+	/* what /sd lists: where Prometheus finds this sidecar and the master's metrics port */
+	const char		*sd_self, *sd_master;	/* "host:port"; sd_master NULL without a master here */
+	int			 sd_tls;
 	/* the admin server */
 	long			 long_polls;
 	unsigned long		 coalesced;

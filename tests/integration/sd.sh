@@ -1,0 +1,66 @@
+#!/bin/bash
+# GET /sd, Prometheus's HTTP service discovery, with a real Prometheus (Debian's) pointed at it by
+# http_sd_configs: the sidecar, the master's metrics port and each running worker's HTTP port are
+# discovered with their labels (job_id, node, role, worker, worker_index, dp_rank, gang,
+# generation); a worker killed and restarted comes back under its next generation; the sidecar's
+# own scrape of the master shows as mooncake_sidecar_upstream_scrape_up{target="master"}.
+. "$(dirname "$0")/lib.sh"
+command -v prometheus >/dev/null || fail "prometheus is not installed (scripts/test.sh installs it)"
+export MC_STANDIN_START_DELAY_MS=100 FAKE_WORKER_DIR=$T FAKE_WORKER_TESTKIT=$TESTKIT
+FAKE=$top_srcdir/tests/tools/fake-worker
+new_ports
+PROM=$("$TESTKIT" freeports 1)
+write_config s '"address": "127.0.0.1"' '"workers": { "flavor": "vllm", "dp_launch_mode": "per_gpu", "restart": { "backoff_initial_ms": 50 },
+    "groups": [ { "role": "agg", "count": 1, "gpus": 2, "dp": 2, "health": { "type": "http", "interval_ms": 100 },
+                  "command": ["'"$FAKE"'", "serve", "/m", "--port", "{http_port}"] } ] }'
+python3 - "$T/s.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); c["job"]["gpus_per_node"] = 2; json.dump(c, open(sys.argv[1], "w"))
+PY
+start_sidecar s
+wait_for 15 notified 'READY=1' || fail "no READY=1: $(tail -3 "$SC_OUT")"
+cat >"$T/prom.yml" <<YML
+global: { scrape_interval: 1s }
+scrape_configs:
+  - job_name: mooncake-job
+    http_sd_configs: [ { url: "http://127.0.0.1:$SIDE/sd", refresh_interval: 1s } ]
+YML
+prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/tsdb" --web.listen-address="127.0.0.1:$PROM" \
+    >"$T/prom.out" 2>&1 &
+STARTED+=($!)
+# targets: "worker generation gang dp_rank role instance" for each active target, sorted
+targets() {
+	curl -s "http://127.0.0.1:$PROM/api/v1/targets?state=active" | python3 -c '
+import json, sys
+for t in json.load(sys.stdin)["data"]["activeTargets"]:
+    l = t["labels"]
+    print(l.get("worker", "-"), l.get("generation", "-"), l.get("gang", "-"), l.get("dp_rank", "-"), l["role"], l["job_id"], l["node"], l["instance"])
+' | sort >"$T/targets"
+}
+four() { targets && [ "$(wc -l <"$T/targets")" = 4 ]; }
+wait_for 30 four || fail "Prometheus did not discover 4 targets: $(cat "$T/targets"; tail -3 "$T/prom.out")"
+ADDR=$("$TESTKIT" json-get <(adm /status) node_address.address 2>/dev/null || true)
+[ -n "$ADDR" ] || { adm /status >"$T/st.json"; ADDR=$("$TESTKIT" json-get "$T/st.json" node_address.address); }
+cat >"$T/want" <<EOF
+- 1 - - master test localhost 127.0.0.1:$ADMIN
+- - - - sidecar test localhost 127.0.0.1:$SIDE
+agg_w0_r0 1 agg_w0 0 agg test localhost $ADDR:6100
+agg_w0_r1 1 agg_w0 1 agg test localhost $ADDR:6132
+EOF
+sort -o "$T/want" "$T/want"
+diff "$T/want" "$T/targets" >"$T/d" || fail "discovered targets differ (< wanted, > Prometheus): $(cat "$T/d")"
+pass "Prometheus discovers through /sd: the sidecar, the master's metrics port and both DP ranks with job_id, node, role, worker, dp_rank, gang and generation"
+
+adm /status >"$T/st.json"
+W1=$("$TESTKIT" json-get "$T/st.json" workers.1.pid)
+kill -KILL "$W1"
+next_gen() { targets && grep -q "^agg_w0_r1 2 agg_w0 1 " "$T/targets"; }
+wait_for 30 next_gen || fail "the restarted worker is not discovered under generation 2: $(cat "$T/targets")"
+pass "kill -9 of agg_w0_r1: Prometheus discovers it again under generation 2"
+
+q() { curl -s -G "http://127.0.0.1:$PROM/api/v1/query" --data-urlencode "query=$1" >"$T/q.json" && ! grep -q '"result":\[\]' "$T/q.json"; }
+wait_for 20 q 'mooncake_sidecar_upstream_scrape_up{target="master",role="sidecar"} == 1' ||
+    fail "no upstream scrape series: $(cat "$T/q.json")"
+q 'mooncake_sidecar_upstream_up{target="master"} == 1' || fail "upstream_up{target=master}: $(cat "$T/q.json")"
+pass "mooncake_sidecar_upstream_up and _upstream_scrape_up{target=\"master\"} 1, with the scrape's duration"
+finish
