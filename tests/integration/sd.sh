@@ -3,7 +3,9 @@
 # http_sd_configs: the sidecar, the master's metrics port and each running worker's HTTP port are
 # discovered with their labels (job_id, node, role, worker, worker_index, dp_rank, gang,
 # generation); a worker killed and restarted comes back under its next generation; the sidecar's
-# own scrape of the master shows as mooncake_sidecar_upstream_scrape_up{target="master"}.
+# own scrape of the master shows as mooncake_sidecar_upstream_scrape_up{target="master"}; the fake
+# workers' /metrics in vLLM's MooncakeStoreConnector shape are scraped and every store panel of the
+# dashboard returns data.
 . "$(dirname "$0")/lib.sh"
 command -v prometheus >/dev/null || fail "prometheus is not installed (scripts/test.sh installs it)"
 export MC_STANDIN_START_DELAY_MS=100 FAKE_WORKER_DIR=$T FAKE_WORKER_TESTKIT=$TESTKIT
@@ -63,4 +65,25 @@ wait_for 20 q 'mooncake_sidecar_upstream_scrape_up{target="master",role="sidecar
     fail "no upstream scrape series: $(cat "$T/q.json")"
 q 'mooncake_sidecar_upstream_up{target="master"} == 1' || fail "upstream_up{target=master}: $(cat "$T/q.json")"
 pass "mooncake_sidecar_upstream_up and _upstream_scrape_up{target=\"master\"} 1, with the scrape's duration"
+
+# The workers' own /metrics (vLLM's vllm:mooncake_store_operation_* families) scraped through the
+# discovery: every store panel of the dashboard returns data, by node and role.
+worker_up() { q 'up{role="agg", worker="agg_w0_r0"} == 1'; }
+wait_for 20 worker_up || fail "the worker's /metrics is not scraped: $(cat "$T/q.json")"
+python3 - "$top_srcdir/conf/grafana/mooncake-sidecar.json" >"$T/exprs" <<'PY'
+import json, sys
+for p in json.load(open(sys.argv[1]))["panels"]:
+    for t in p["targets"]:
+        if "vllm:" in t["expr"]:
+            print(p["title"] + "\t" + t["expr"].replace("$instance", ".*").replace("$__rate_interval", "10s"))
+PY
+N=0
+while IFS=$'\t' read -r title expr; do
+	wait_for 20 q "$expr" || fail "store panel \"$title\": no data for $expr: $(cat "$T/q.json")"
+	N=$((N + 1))
+done <"$T/exprs"
+[ "$N" -ge 4 ] || fail "only $N store queries in the dashboard"
+q 'sum by (node, role) (rate(vllm:mooncake_store_operation_bytes_total[10s])) > 0' && grep -q '"node":"localhost","role":"agg"' "$T/q.json" ||
+    fail "store bytes by node and role: $(cat "$T/q.json")"
+pass "the workers' vllm:mooncake_store_operation_* scraped with the job's labels: all $N store queries of the dashboard return data"
 finish

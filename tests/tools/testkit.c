@@ -4,9 +4,11 @@
  *   testkit hold PORT [ADDR]       listen on ADDR:PORT (default 127.0.0.1), print "ready", wait for a signal
  *                                  (TESTKIT_HOLD_RETRY_MS=N: retry a busy port for up to N ms)
  *   testkit health-server PORT CONTROL
- *                                  a worker's GET /health on 127.0.0.1:PORT, answered as the file
+ *                                  a worker's GET /health on PORT (every address), answered as the file
  *                                  CONTROL says (healthy, unhealthy, hang, exit N); nothing listens
- *                                  for the first FAKE_WORKER_READY_MS
+ *                                  for the first FAKE_WORKER_READY_MS; GET /metrics answers as vLLM's
+ *                                  MooncakeStoreConnector metrics do (vllm:mooncake_store_operation_*),
+ *                                  counting 10 operations a second of each kind since it started
  *   testkit notify-recv PATH       receive sd_notify datagrams on PATH; print "<mono_ns> <pid> <msg>" each
  *   testkit now                    CLOCK_MONOTONIC in ns
  *   testkit alive PID              exit 0 when PID exists and is not a zombie
@@ -143,6 +145,54 @@ hold(int port, const char *addr)
  * model loading), then each GET /health is answered by what the control file says: "healthy" (or
  * no file) 200, "unhealthy" 503, "hang" no answer at all, "exit N" exit N. With FAKE_WORKER_EVENTS
  * it appends "listening PORT <CLOCK_MONOTONIC ns>" to that file once it listens. */
+/* vLLM's Mooncake store families (vllm/distributed/kv_transfer/kv_connector/v1/mooncake/store
+ * metrics): per operation and status, a histogram of the time and counters of calls, keys, bytes and
+ * failed keys. Every operation took 3 ms, moved 4 keys of 64 KiB; 10 a second since t0. */
+static void
+store_metrics(int fd, long long t0)
+{
+	static const char *const ops[] = { "lookup_exists", "save_exists", "save_put", "load_get" };
+	static const char *const le[] = { "0.0001", "0.0005", "0.001", "0.005", "0.01", "0.025", "0.05", "0.1",
+		"0.2", "0.3", "0.4", "0.5", "0.75", "1.0", "1.5", "2.0", "+Inf" };
+	long long n = (now_ns() - t0) / 100000000LL;	/* 10 a second */
+	char body[32768];
+	size_t len = 0;
+#define OUT(...) (len += (size_t)snprintf(body + len, len < sizeof body ? sizeof body - len : 0, __VA_ARGS__))
+	OUT("# HELP vllm:mooncake_store_operation_time_seconds Histogram of Mooncake store communication time.\n"
+	    "# TYPE vllm:mooncake_store_operation_time_seconds histogram\n");
+	for (int o = 0; o < 4; o++) {
+		for (int b = 0; b < 17; b++)
+			OUT("vllm:mooncake_store_operation_time_seconds_bucket{engine=\"0\",le=\"%s\",model_name=\"/m\","
+			    "operation=\"%s\",status=\"ok\"} %lld\n", le[b], ops[o], b >= 3 ? n : 0);
+		OUT("vllm:mooncake_store_operation_time_seconds_count{engine=\"0\",model_name=\"/m\",operation=\"%s\","
+		    "status=\"ok\"} %lld\n", ops[o], n);
+		OUT("vllm:mooncake_store_operation_time_seconds_sum{engine=\"0\",model_name=\"/m\",operation=\"%s\","
+		    "status=\"ok\"} %.3f\n", ops[o], (double)n * 0.003);
+	}
+	{
+		static const char *const fam[] = { "total", "keys_total", "bytes_total", "failed_keys_total" };
+		static const char *const doc[] = { "Number of Mooncake store communication operations.",
+			"Number of Mooncake store keys touched by operations.",
+			"Number of bytes transferred by Mooncake store operations.",
+			"Number of Mooncake store keys that failed in operations." };
+		const long long per[] = { 1, 4, 4 * 65536, 0 };
+		for (int k = 0; k < 4; k++) {
+			OUT("# HELP vllm:mooncake_store_operation_%s %s\n# TYPE vllm:mooncake_store_operation_%s counter\n",
+			    fam[k], doc[k], fam[k]);
+			for (int o = 0; o < 4; o++)
+				OUT("vllm:mooncake_store_operation_%s{engine=\"0\",model_name=\"/m\",operation=\"%s\","
+				    "status=\"ok\"} %lld\n", fam[k], ops[o], n * per[k]);
+		}
+	}
+#undef OUT
+	if (len >= sizeof body)
+		len = sizeof body - 1;
+	dprintf(fd, "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
+	    "Content-Length: %zu\r\nConnection: close\r\n\r\n", len);
+	if (write(fd, body, len) < 0)
+		return;
+}
+
 static int
 health_server(int port, const char *control)
 {
@@ -153,7 +203,8 @@ health_server(int port, const char *control)
 	ts.tv_sec = ms / 1000;
 	ts.tv_nsec = (ms % 1000) * 1000000L;
 	nanosleep(&ts, NULL);
-	if ((lfd = listen_on(port, "127.0.0.1", "health-server")) < 0)
+	long long t0 = now_ns();
+	if ((lfd = listen_on(port, "0.0.0.0", "health-server")) < 0)	/* as vLLM: every address */
 		return 1;
 	if (getenv("FAKE_WORKER_EVENTS") != NULL) {	/* when it listens, for the benchmarks */
 		FILE *ev = fopen(getenv("FAKE_WORKER_EVENTS"), "a");
@@ -187,6 +238,11 @@ health_server(int port, const char *control)
 			exit(atoi(what + 5));
 		if (strcmp(what, "hang") == 0)
 			continue;	/* the connection stays open, unanswered */
+		if (strncmp(req, "GET /metrics ", 13) == 0) {
+			store_metrics(fd, t0);
+			close(fd);
+			continue;
+		}
 		const char *status = strncmp(req, "GET /health ", 12) != 0 ? "404 Not Found" :
 		    strcmp(what, "unhealthy") == 0 ? "503 Service Unavailable" : "200 OK";
 		dprintf(fd, "HTTP/1.1 %s\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok", status);
