@@ -78,3 +78,18 @@ query_ms(const char *s, long def, long max)
 	}
 	return v > max ? max : v;
 }
+
+void
+query_escape(struct buf *b, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || strchr("-._~,:", c))
+			buf_add(b, s, 1);
+		else {
+			char e[3] = { '%', hex[c >> 4], hex[c & 15] };
+			buf_add(b, e, 3);
+		}
+	}
+}

@@ -18,4 +18,7 @@ int	query_has_control(const char *, size_t);
 int	query_forward(struct buf *, const char *, size_t);
 /* A query's millisecond value: digits only (else def), at most max. */
 long	query_ms(const char *, long def, long max);
+/* Append s as a query's key or value: RFC 3986's unreserved characters, ',' and ':' as they are,
+ * every other byte as %XX. */
+void	query_escape(struct buf *, const char *);
 #endif

@@ -6,6 +6,8 @@
 #include "clock.h"
 #include "endpoints.h"
 #include "epcheck.h"
+#include "query.h"
+#include "buf.h"
 #include "follow.h"
 #include "log.h"
 #include "httpc.h"
@@ -13,7 +15,7 @@
 #include "peers.h"
 #include "xalloc.h"
 
-#define FOLLOW_HOLD_MS		25000	/* how long the head may hold a long-poll */
+
 #define FOLLOW_BACKOFF_MIN_MS	100
 #define FOLLOW_BACKOFF_MAX_MS	5000
 #define FOLLOW_FAILURES_NOT_READY 3	/* unreachable this many times: stop claiming ready */
@@ -33,6 +35,8 @@ struct follow {
 	int			 failures;	/* the head unreachable this many times in a row */
 	int			 busy_logged;	/* the head's being busy was logged (once per episode) */
 	const char		*job_id;	/* this node's: the head must serve the same job */
+	const char		*node;		/* this node's name, and what runs here (sdreport), told */
+	char			*sd;		/* to the head in each poll: its /sd covers the job */
 	long			 backoff_ms;
 };
 
@@ -179,9 +183,29 @@ answered(const struct httpc_response *pr, void *arg)
 static void
 poll_head(struct follow *f)
 {
-	char path[128];
-	snprintf(path, sizeof path, "/endpoints?since=%s&timeout_ms=%d", f->etag, FOLLOW_HOLD_MS);
-	f->req = httpc_get(f->head, path, FOLLOW_HOLD_MS + 5000, answered, f);
+	struct buf path = { 0 };
+	buf_printf(&path, "/endpoints?since=%s&timeout_ms=%d&node=", f->etag, FOLLOW_HOLD_MS);
+	query_escape(&path, f->node);
+	if (f->sd != NULL) {
+		buf_puts(&path, "&sd=");
+		query_escape(&path, f->sd);
+	}
+	f->req = httpc_get(f->head, path.p, FOLLOW_HOLD_MS + 5000, answered, f);
+	buf_free(&path);
+}
+
+void
+follow_report(struct follow *f, const char *sd)
+{
+	if (f->sd != NULL && strcmp(f->sd, sd) == 0)
+		return;
+	free(f->sd);
+	f->sd = xstrdup(sd);
+	if (f->req != NULL) {	/* a poll held at the head: asked again, with the news */
+		httpc_cancel(f->req);
+		f->req = NULL;
+		poll_head(f);
+	}
 }
 
 struct follow *
@@ -198,6 +222,7 @@ follow_new(const struct peers *p, struct endpoints *files, void (*changed)(void 
 	}
 	f->files = files;
 	f->job_id = c->job.id;
+	f->node = c->job.node;
 	f->changed = changed;
 	f->arg = arg;
 	f->retry = evtimer_new(p->base, retry_cb, f);
@@ -216,5 +241,6 @@ follow_free(struct follow *f)
 	httpc_cancel(f->req);
 	event_free(f->retry);
 	httpc_free(f->head);
+	free(f->sd);
 	free(f);
 }

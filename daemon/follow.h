@@ -17,4 +17,9 @@ const char	*follow_url(const struct follow *);
 const char	*follow_state(const struct follow *);
 /* The head has not answered a few times in a row: the files must not say ready. */
 int		 follow_lost(const struct follow *);
+/* What runs on this node (common/sdreport.h), told to the head with each poll; a change is told at
+ * once (a held poll is asked again). */
+void		 follow_report(struct follow *, const char *);
+/* How long the head may hold a follower's poll: one comes at least this often while it lives. */
+#define FOLLOW_HOLD_MS	25000
 #endif

@@ -83,10 +83,13 @@ admin_tag(void *arg, const char *path, char *buf, size_t len)
 static void
 admin_heard(void *arg, const char *path, const struct kvlist *args)
 {
-	const struct sidecar *s = arg;
+	struct sidecar *s = arg;
 	const char *node = kvlist_get(args, "node"), *failures = kvlist_get(args, "failures");
+	const char *sd = kvlist_get(args, "sd");
 	if (strcmp(path, "/gangs") == 0 && node != NULL && failures != NULL)
 		workers_gang_report(s->workers, node, failures);
+	if (strcmp(path, "/endpoints") == 0 && node != NULL && sd != NULL)
+		sidecar_sd_heard(s, node, sd);	/* what runs there, for the head's /sd */
 }
 
 /* What the admin server's proxy needs to know of the master. */
@@ -473,6 +476,7 @@ components_stop(struct sidecar *s)
 	if (s->master != NULL)
 		master_free(s->master);
 	endpoints_free(s->endpoints);
+	sidecar_sd_free(s);
 	sidecar_free_events(s);
 	return exit_code;
 }

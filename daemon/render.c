@@ -148,53 +148,35 @@ render_gangs(const struct view *v)
 	return dump(json_pack("{s:s, s:s, s:o}", "node", v->node, "etag", v->gangs_etag, "gangs", gangs_json(v)));
 }
 
-/* One target group of Prometheus's HTTP service discovery: labels as strings. */
-static json_t *
-sd_group(const struct view *v, const char *target, const char *role)
-{
-	return json_pack("{s:[s], s:{s:s, s:s, s:s}}", "targets", target, "labels", "job_id", v->job_id, "node",
-	    v->node, "role", role);
-}
-
-static void
-sd_label(json_t *g, const char *k, long n)
-{
-	char b[32];
-	snprintf(b, sizeof b, "%ld", n);
-	json_object_set_new(json_object_get(g, "labels"), k, json_string(b));
-}
-
+/* Prometheus's HTTP service discovery: one target group a process, its labels as strings. */
 char *
 render_sd(const struct view *v)
 {
-	json_t *a = json_array(), *g;
+	json_t *a = json_array();
 	char *s;
-	g = sd_group(v, v->sd_self, "sidecar");
-	if (v->sd_tls)
-		json_object_set_new(json_object_get(g, "labels"), "__scheme__", json_string("https"));
-	json_array_append_new(a, g);
-	if (v->sd_master != NULL) {
-		g = sd_group(v, v->sd_master, "master");
-		sd_label(g, "generation", (long)v->files_gen);
-		json_array_append_new(a, g);
-	}
-	for (size_t i = 0; i < v->nworkers; i++) {
-		const struct view_worker *w = &v->workers[i];
-		char t[300], gang[64];
-		if (w->pid <= 0 || strcmp(w->check, "http") != 0 || w->ports[VIEW_PORT_HTTP] <= 0)
-			continue;	/* not running, or no API server of its own (a headless rank) */
-		snprintf(t, sizeof t, strchr(v->address, ':') ? "[%s]:%d" : "%s:%d", v->address, w->ports[VIEW_PORT_HTTP]);
-		g = sd_group(v, t, w->role);
-		json_object_set_new(json_object_get(g, "labels"), "worker", json_string(w->name));
-		sd_label(g, "worker_index", w->worker_index);
-		if (w->dp_rank >= 0)
-			sd_label(g, "dp_rank", w->dp_rank);
-		sd_label(g, "generation", (long)w->restarts + 1);
-		snprintf(gang, sizeof gang, "%s_w%d", w->role, w->worker_index);
-		for (size_t k = 0; k < v->ngangs; k++)
-			if (strcmp(v->gangs[k].name, gang) == 0)
-				json_object_set_new(json_object_get(g, "labels"), "gang", json_string(gang));
-		json_array_append_new(a, g);
+	for (size_t i = 0; i < v->nsd; i++) {
+		const struct sd_target *t = &v->sd[i].t;
+		json_t *l = json_pack("{s:s, s:s, s:s}", "job_id", v->job_id, "node", v->sd[i].node, "role", t->role);
+		char b[32];
+		if (strcmp(t->role, "sidecar") == 0 && v->sd_tls)
+			json_object_set_new(l, "__scheme__", json_string("https"));
+		if (t->worker[0] != '\0')
+			json_object_set_new(l, "worker", json_string(t->worker));
+		if (t->worker_index >= 0) {
+			snprintf(b, sizeof b, "%d", t->worker_index);
+			json_object_set_new(l, "worker_index", json_string(b));
+		}
+		if (t->dp_rank >= 0) {
+			snprintf(b, sizeof b, "%d", t->dp_rank);
+			json_object_set_new(l, "dp_rank", json_string(b));
+		}
+		if (t->generation > 0) {
+			snprintf(b, sizeof b, "%u", t->generation);
+			json_object_set_new(l, "generation", json_string(b));
+		}
+		if (t->gang[0] != '\0')
+			json_object_set_new(l, "gang", json_string(t->gang));
+		json_array_append_new(a, json_pack("{s:[s], s:o}", "targets", t->target, "labels", l));
 	}
 	s = json_dumps(a, JSON_INDENT(2));
 	json_decref(a);

@@ -13,6 +13,8 @@
 #include "child.h"
 #include "clock.h"
 #include "draining.h"
+#include "buf.h"
+#include "sdreport.h"
 #include "endpoints.h"
 #include "follow.h"
 #include "log.h"
@@ -85,6 +87,8 @@ target_of(const struct sidecar *s, struct target *t)
 	    t->m.leader_via ? t->m.leader_via : "-");
 }
 
+static void sd_report(const struct sidecar *, const struct view *);
+
 static void
 gather(const struct sidecar *s, const struct target *t, struct rc_state *st)
 {
@@ -120,6 +124,8 @@ gather(const struct sidecar *s, const struct target *t, struct rc_state *st)
 	st->follow_lost = follow_lost(s->follow);
 	sidecar_view(s, &v, 0);
 	st->node_ready = v.ready;
+	if (s->follow != NULL)
+		sd_report(s, &v);
 	view_free(&v);
 }
 
@@ -265,33 +271,143 @@ readiness_of(struct view *v, int stopping, int standby_without_leader)
 
 /* The one place that reads the master, the children, the endpoint files, the follower and the
  * workers for the outputs: every value copied into the view. */
-/* Where Prometheus reaches this sidecar and the master's metrics port: the node's address, or the
- * master's --metrics_host when it binds one address. */
+/* A node's report is dropped once it has not polled for this long (it polls at least every
+ * FOLLOW_HOLD_MS while it lives). */
+#define SD_PEER_EXPIRE_S	(FOLLOW_HOLD_MS / 1000.0 + 15.0)
+
+static struct sd_target *
+sd_add(struct view *v, const char *node, const char *target, const char *role)
+{
+	struct view_sd *e = &v->sd[v->nsd++];
+	memset(e, 0, sizeof *e);
+	e->node = node;
+	snprintf(e->t.target, sizeof e->t.target, "%s", target);
+	snprintf(e->t.role, sizeof e->t.role, "%s", role);
+	e->t.worker_index = e->t.dp_rank = -1;
+	return &e->t;
+}
+
+/* "host:port" of a bind address (its host, or the node's for a wildcard). */
 static void
-sd_targets(const struct sidecar *sc, struct view *v)
+bind_target(const char *bind, const char *node_addr, long port, char *t, size_t len)
+{
+	const char *h = bind == NULL || bind[0] == '\0' || strcmp(bind, "0.0.0.0") == 0 || strcmp(bind, "::") == 0 ?
+	    node_addr : bind;
+	snprintf(t, len, strchr(h, ':') ? "[%s]:%ld" : "%s:%ld", h, port);
+}
+
+/* What /sd lists: this node's sidecar (at admin.listen's address, or the node's for a wildcard), the
+ * master's metrics port (at its --metrics_host, or the node's), each running worker with an API
+ * server of its own, then the other nodes' reports that are fresh. */
+static void
+sd_build(const struct sidecar *sc, struct view *v)
 {
 	const struct cfg *c = &sc->cfg;
-	const char *mh = workerenv_gflag(c->master.extra_args, "metrics_host", 0);
-	char t[URL_HOST_MAX + 16];
-	char host[URL_HOST_MAX];
 	const char *colon = strrchr(c->admin.listen, ':');
-	/* admin.listen "127.0.0.1:9103", "[::1]:9103", "0.0.0.0:9103": its address, unless a wildcard */
+	char host[URL_HOST_MAX], t[URL_HOST_MAX + 16];
+	size_t cap = 2 + v->nworkers;
+	double now = mono_now();
+	for (size_t i = 0; i < sc->nsd_peers; i++)
+		cap += sc->sd_peers[i].n;
+	v->sd = xcalloc(cap, sizeof *v->sd);
 	snprintf(host, sizeof host, "%.*s", colon ? (int)(colon - c->admin.listen) : 0, c->admin.listen);
 	if (host[0] == '[') {
 		memmove(host, host + 1, strlen(host));
 		host[strcspn(host, "]")] = '\0';
 	}
-	if (host[0] == '\0' || strcmp(host, "0.0.0.0") == 0 || strcmp(host, "::") == 0)
-		snprintf(host, sizeof host, "%s", sc->node_addr.addr);
-	snprintf(t, sizeof t, strchr(host, ':') ? "[%s]:%ld" : "%s:%ld", host, c->admin.port);
-	v->sd_self = view_str(v, t);
+	bind_target(host, sc->node_addr.addr, c->admin.port, t, sizeof t);
+	sd_add(v, v->node, t, "sidecar");
 	v->sd_tls = c->admin.tls_cert_file[0] != '\0';
-	if (sc->master == NULL || master_child(sc->master)->pid <= 0)
+	if (sc->master != NULL && master_child(sc->master)->pid > 0) {
+		bind_target(workerenv_gflag(c->master.extra_args, "metrics_host", 0), sc->node_addr.addr,
+		    c->master.metrics_port, t, sizeof t);
+		sd_add(v, v->node, t, "master")->generation = v->files_gen;
+	}
+	for (size_t i = 0; i < v->nworkers; i++) {
+		const struct view_worker *w = &v->workers[i];
+		struct sd_target *e;
+		char gang[64];
+		if (w->pid <= 0 || strcmp(w->check, "http") != 0 || w->ports[VIEW_PORT_HTTP] <= 0)
+			continue;	/* not running, or no API server of its own (a headless rank) */
+		bind_target(NULL, sc->node_addr.addr, w->ports[VIEW_PORT_HTTP], t, sizeof t);
+		e = sd_add(v, v->node, t, w->role);
+		snprintf(e->worker, sizeof e->worker, "%s", w->name);
+		e->worker_index = w->worker_index;
+		e->dp_rank = w->dp_rank;
+		e->generation = w->restarts + 1;
+		snprintf(gang, sizeof gang, "%s_w%d", w->role, w->worker_index);
+		for (size_t k = 0; k < v->ngangs; k++)
+			if (strcmp(v->gangs[k].name, gang) == 0)
+				snprintf(e->gang, sizeof e->gang, "%s", gang);
+	}
+	for (size_t i = 0; i < sc->nsd_peers; i++) {
+		const struct sd_peer *p = &sc->sd_peers[i];
+		if (now - p->heard > SD_PEER_EXPIRE_S)
+			continue;	/* the node stopped polling: lost, and its targets with it */
+		for (size_t k = 0; k < p->n; k++) {
+			v->sd[v->nsd].node = view_str(v, p->node);
+			v->sd[v->nsd++].t = p->t[k];
+		}
+	}
+}
+
+void
+sidecar_sd_heard(struct sidecar *sc, const char *node, const char *sd)
+{
+	static struct sd_target t[SD_MAX_TARGETS];
+	struct sd_peer *p = NULL;
+	char err[300];
+	size_t n;
+	int known = 0;
+	for (size_t i = 0; i < sc->cfg.job.nodes.n && !known; i++)
+		known = strcmp(sc->cfg.job.nodes.v[i], node) == 0;
+	if (!known || strcmp(node, sc->cfg.job.node) == 0)
+		return;		/* not another node of this job */
+	if (sdreport_parse(sd, t, SD_MAX_TARGETS, &n, err, sizeof err) != 0) {
+		log_debug("/sd: the report of %s is not used: %s", node, err);
 		return;
-	if (mh == NULL || strcmp(mh, "0.0.0.0") == 0 || strcmp(mh, "::") == 0 || mh[0] == '\0')
-		mh = sc->node_addr.addr;
-	snprintf(t, sizeof t, strchr(mh, ':') ? "[%s]:%ld" : "%s:%ld", mh, c->master.metrics_port);
-	v->sd_master = view_str(v, t);
+	}
+	for (size_t i = 0; i < sc->nsd_peers && p == NULL; i++)
+		if (strcmp(sc->sd_peers[i].node, node) == 0)
+			p = &sc->sd_peers[i];
+	if (p == NULL) {
+		sc->sd_peers = xrealloc(sc->sd_peers, (sc->nsd_peers + 1) * sizeof *sc->sd_peers);
+		p = &sc->sd_peers[sc->nsd_peers++];
+		memset(p, 0, sizeof *p);
+		snprintf(p->node, sizeof p->node, "%s", node);
+	}
+	free(p->t);
+	p->t = n ? xcalloc(n, sizeof *p->t) : NULL;
+	if (n)
+		memcpy(p->t, t, n * sizeof *t);
+	p->n = n;
+	p->heard = mono_now();
+}
+
+void
+sidecar_sd_free(struct sidecar *sc)
+{
+	for (size_t i = 0; i < sc->nsd_peers; i++)
+		free(sc->sd_peers[i].t);
+	free(sc->sd_peers);
+	sc->sd_peers = NULL;
+	sc->nsd_peers = 0;
+}
+
+/* The follower tells the head what runs here: this node's part of /sd. */
+static void
+sd_report(const struct sidecar *sc, const struct view *v)
+{
+	struct sd_target t[SD_MAX_TARGETS];
+	struct buf b = { 0 };
+	size_t n = 0;
+	/* stopping: nothing here is to be scraped any more; the head hears it at once */
+	for (size_t i = 0; i < v->nsd && n < SD_MAX_TARGETS && !sc->stopping; i++)
+		if (strcmp(v->sd[i].node, v->node) == 0)
+			t[n++] = v->sd[i].t;
+	sdreport_render(t, n, &b);
+	follow_report(sc->follow, b.p ? b.p : "");
+	buf_free(&b);
 }
 
 void
@@ -314,7 +430,6 @@ sidecar_view(const struct sidecar *sc, struct view *v, int files)
 	v->start_wall = sc->started_wall;
 	v->master_node = sc->cfg.master.node;
 	v->last_code = v->last_signal = -1;
-	sd_targets(sc, v);
 	if (sc->drain != NULL) {
 		struct drain_info d;
 		drain_info(sc->drain, &d);
@@ -378,6 +493,7 @@ sidecar_view(const struct sidecar *sc, struct view *v, int files)
 		v->children[v->nchildren++] = (struct view_child){ view_str(v, list[i]->name), list[i]->state,
 		    list[i]->pid > 0 ? list[i]->pid : 0, list[i]->restarts, list[i]->ready_seconds };
 	workers_view(sc->workers, v);
+	sd_build(sc, v);
 	v->long_polls = admin_long_polls(sc->admin);
 	v->coalesced = admin_coalesced(sc->admin);
 	readiness_of(v, sc->stopping, standby_without_leader);

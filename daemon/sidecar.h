@@ -6,6 +6,7 @@
 #include "httpc.h"
 #include "nodeaddr.h"
 #include "peers.h"
+#include "sdreport.h"
 #include "tls.h"
 #include "url.h"
 
@@ -49,6 +50,14 @@ struct sidecar {
 	int			 ready_sent;
 	int			 orphans_signalled;	/* at stop: escaped processes sent SIGTERM */
 	char			 ignored_logged[65];	/* signals already logged as ignored (NSIG) */
+	/* on the head: what each other node's sidecar last reported running (its /endpoints poll) */
+	struct sd_peer {
+		char			 node[256];
+		struct sd_target	*t;
+		size_t			 n;
+		double			 heard;	/* monotonic */
+	}			*sd_peers;
+	size_t			 nsd_peers;
 };
 
 /* Something changed: one deferred reconcile step (daemon/sidecar.c) decides what follows. arg is
@@ -58,4 +67,7 @@ void	sidecar_free_events(struct sidecar *);
 /* The read-only view of the whole state, the readiness rule's answer in it (daemon/view.h); with
  * files, the text of endpoints.json too (what /endpoints serves: a large job's is large). */
 void	sidecar_view(const struct sidecar *, struct view *, int files);
+/* A node's poll of /endpoints said what runs there (?node=&sd=, common/sdreport.h). */
+void	sidecar_sd_heard(struct sidecar *, const char *node, const char *sd);
+void	sidecar_sd_free(struct sidecar *);
 #endif

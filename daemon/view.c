@@ -26,6 +26,7 @@ view_free(struct view *v)
 	free(v->workers);
 	free(v->children);
 	free(v->ready_hist);
+	free(v->sd);
 	arena_free(&v->strings);
 	memset(v, 0, sizeof *v);
 }

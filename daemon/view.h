@@ -5,6 +5,7 @@
 #include "arena.h"
 #include "gangfsm.h"
 #include "prom.h"
+#include "sdreport.h"
 
 /*
  * One read-only view of the daemon's state, as values: the sidecar step fills it (each component
@@ -123,8 +124,13 @@ struct view {
 	size_t			 drain_segments;
 	long long		 drain_moved, drain_moving, drain_blocked, drain_failed, drain_bytes;
 	double			 drain_s;
-	/* what /sd lists: where Prometheus finds this sidecar and the master's metrics port */
-	const char		*sd_self, *sd_master;	/* "host:port"; sd_master NULL without a master here */
+	/* what /sd lists: this node's running processes, then (on the head) what the other nodes
+	 * reported in their polls */
+	struct view_sd {
+		const char		*node;
+		struct sd_target	 t;
+	}			*sd;
+	size_t			 nsd;
 	int			 sd_tls;
 	/* the admin server */
 	long			 long_polls;

@@ -5,7 +5,9 @@
 # generation); a worker killed and restarted comes back under its next generation; the sidecar's
 # own scrape of the master shows as mooncake_sidecar_upstream_scrape_up{target="master"}; the fake
 # workers' /metrics in vLLM's MooncakeStoreConnector shape are scraped and every store panel of the
-# dashboard returns data.
+# dashboard returns data. Then two nodes: the head's /sd covers the job from what the other nodes
+# report in their polls, follows a restart there and drops a node that stops (at once) or is lost
+# (once it has not polled for 40 s).
 . "$(dirname "$0")/lib.sh"
 command -v prometheus >/dev/null || fail "prometheus is not installed (scripts/test.sh installs it)"
 export MC_STANDIN_START_DELAY_MS=100 FAKE_WORKER_DIR=$T FAKE_WORKER_TESTKIT=$TESTKIT
@@ -20,6 +22,7 @@ import json, sys
 c = json.load(open(sys.argv[1])); c["job"]["gpus_per_node"] = 2; json.dump(c, open(sys.argv[1], "w"))
 PY
 start_sidecar s
+SIDE1=$SIDE
 wait_for 15 notified 'READY=1' || fail "no READY=1: $(tail -3 "$SC_OUT")"
 cat >"$T/prom.yml" <<YML
 global: { scrape_interval: 1s }
@@ -29,7 +32,8 @@ scrape_configs:
 YML
 prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/tsdb" --web.listen-address="127.0.0.1:$PROM" \
     >"$T/prom.out" 2>&1 &
-STARTED+=($!)
+PROM_PID=$!
+STARTED+=($PROM_PID)
 # targets: "worker generation gang dp_rank role instance" for each active target, sorted
 targets() {
 	curl -s "http://127.0.0.1:$PROM/api/v1/targets?state=active" | python3 -c '
@@ -86,4 +90,61 @@ done <"$T/exprs"
 q 'sum by (node, role) (rate(vllm:mooncake_store_operation_bytes_total[10s])) > 0' && grep -q '"node":"localhost","role":"agg"' "$T/q.json" ||
     fail "store bytes by node and role: $(cat "$T/q.json")"
 pass "the workers' vllm:mooncake_store_operation_* scraped with the job's labels: all $N store queries of the dashboard return data"
+kill_quiet "$SC_PID"
+
+# Two nodes: the head's /sd covers the job, the follower's processes from what its polls report; a
+# follower's worker restarted shows under its next generation there; a lost node's targets go.
+new_ports
+routable_iface
+# group HTTP_BASE: both nodes' workers (one each); on one machine each node's HTTP port its own
+group() { echo '"workers": { "flavor": "vllm", "restart": { "backoff_initial_ms": 50 }, "ports": { "http_base": '"$1"' },
+    "groups": [ { "role": "agg", "count": 2, "gpus": 1, "health": { "type": "http", "interval_ms": 100 },
+    "command": ["'"$FAKE"'", "serve", "/m", "--port", "{http_port}"] } ] }'; }
+read -r HB0 HB1 <<<"$("$TESTKIT" freeports 2 | tr '\n' ' ')"
+two_nodes "$(group "$HB0")" "$(group "$HB1")"
+mkdir -p "$T/w0" "$T/w1"
+FAKE_WORKER_DIR=$T/w0 start_sidecar head
+HEAD_PID=$SC_PID
+FAKE_WORKER_DIR=$T/w1 start_sidecar worker1
+W1_PID=$SC_PID
+hsd() { curl -s "http://127.0.0.1:$HEAD_SIDE/sd" >"$T/hsd.json" && python3 - "$T/hsd.json" <<'PY' | sort >"$T/hsd"
+import json, sys
+for g in json.load(open(sys.argv[1])):
+    l = g["labels"]
+    print(l["node"], l["role"], l.get("worker", "-"), l.get("generation", "-"), g["targets"][0])
+PY
+}
+has() { hsd && grep -q "$1" "$T/hsd"; }
+wait_for 20 has "^worker1 agg agg_w1 1 $ADDR:" || fail "the head's /sd does not list worker1's worker: $(cat "$T/hsd")"
+grep -q "^worker1 sidecar - - 127.0.0.1:$FSIDE$" "$T/hsd" && grep -q "^head agg agg_w0 1 " "$T/hsd" && grep -q "^head master " "$T/hsd" ||
+    fail "the head's /sd: $(cat "$T/hsd")"
+# Prometheus now discovers the job through the head alone (its configuration reloaded).
+sed -i "s|http://127.0.0.1:$SIDE1/sd|http://127.0.0.1:$HEAD_SIDE/sd|" "$T/prom.yml"
+kill -HUP "$PROM_PID"
+both() { targets && grep -q "^agg_w1 1 - - agg test worker1 $ADDR:$HB1$" "$T/targets" && grep -q "^agg_w0 1 - - agg test head $ADDR:$HB0$" "$T/targets" &&
+    [ "$(wc -l <"$T/targets")" = 5 ]; }
+wait_for 30 both || fail "Prometheus through the head's /sd: $(cat "$T/targets")"
+scraped() { q 'up{node="worker1", worker="agg_w1"} == 1' && q 'vllm:mooncake_store_operation_total{node="worker1", role="agg", operation="load_get"} > 0'; }
+wait_for 20 scraped || fail "worker1's worker is not scraped through the head's discovery: $(cat "$T/q.json")"
+pass "the head's /sd covers the job: Prometheus pointed at the head alone discovers and scrapes both nodes' sidecars and workers and the master, each under its node"
+curl -s "http://127.0.0.1:$FSIDE/status" >"$T/w1st.json"
+kill -KILL "$("$TESTKIT" json-get "$T/w1st.json" workers.0.pid)"
+wait_for 20 has "^worker1 agg agg_w1 2 " || fail "the head's /sd does not show worker1's restarted worker: $(cat "$T/hsd")"
+pass "kill -9 of worker1's worker: the head's /sd lists it under generation 2 (the follower told it at once)"
+gone() { hsd && ! grep -q "^worker1 " "$T/hsd"; }
+T0=$(now_ms)
+kill -TERM "$W1_PID"
+wait_for 10 gone || fail "worker1 stopped: its targets stay in the head's /sd: $(cat "$T/hsd")"
+T1=$(now_ms)
+p_gone() { targets && ! grep -q " worker1 " "$T/targets"; }
+wait_for 20 p_gone || fail "Prometheus still has worker1's targets: $(cat "$T/targets")"
+pass "worker1 stopped (SIGTERM): its targets left the head's /sd $((T1 - T0)) ms later (its last poll said so), and Prometheus's targets $(( $(now_ms) - T0 )) ms later"
+wait "$W1_PID"
+FAKE_WORKER_DIR=$T/w1 start_sidecar worker1
+W1_PID=$SC_PID
+wait_for 20 has "^worker1 agg agg_w1 1 $ADDR:" || fail "worker1 back: not in the head's /sd: $(cat "$T/hsd")"
+kill_quiet "$W1_PID"
+T0=$(now_ms)
+wait_slowly 60 gone || fail "worker1's targets stay in the head's /sd after it was lost: $(cat "$T/hsd")"
+pass "worker1 lost (its sidecar killed): its targets left the head's /sd $(( $(now_ms) - T0 )) ms later (it polls at least every 25 s)"
 finish
