@@ -8,8 +8,8 @@ void
 sdreport_render(const struct sd_target *t, size_t n, struct buf *b)
 {
 	for (size_t i = 0; i < n; i++)
-		buf_printf(b, "%s%s~%s~%s~%d~%d~%u~%s", i ? "," : "", t[i].target, t[i].role, t[i].worker,
-		    t[i].worker_index, t[i].dp_rank, t[i].generation, t[i].gang);
+		buf_printf(b, "%s%s~%s~%d~%s~%d~%d~%u~%s", i ? "," : "", t[i].target, t[i].role, t[i].group_index,
+		    t[i].worker, t[i].worker_index, t[i].dp_rank, t[i].generation, t[i].gang);
 }
 
 /* One field of [p, end) up to '~' into out: its allowed characters only. */
@@ -50,8 +50,8 @@ sdreport_parse(const char *s, struct sd_target *out, size_t max, size_t *n, char
 	while (*p != '\0') {
 		const char *end = strchr(p, ',');
 		struct sd_target t;
-		char idx[16], dp[16], gen[16];
-		long v[3];
+		char grp[16], idx[16], dp[16], gen[16];
+		long v[4];
 		if (end == NULL)
 			end = p + strlen(p);
 		memset(&t, 0, sizeof t);
@@ -60,22 +60,23 @@ sdreport_parse(const char *s, struct sd_target *out, size_t max, size_t *n, char
 			return -1;
 		}
 		if ((p = field(p, end, t.target, sizeof t.target, 0)) == NULL || (p = field(p, end, t.role, sizeof t.role, 0)) == NULL ||
-		    (p = field(p, end, t.worker, sizeof t.worker, 0)) == NULL || (p = field(p, end, idx, sizeof idx, 0)) == NULL ||
+		    (p = field(p, end, grp, sizeof grp, 0)) == NULL || (p = field(p, end, t.worker, sizeof t.worker, 0)) == NULL || (p = field(p, end, idx, sizeof idx, 0)) == NULL ||
 		    (p = field(p, end, dp, sizeof dp, 0)) == NULL || (p = field(p, end, gen, sizeof gen, 0)) == NULL ||
 		    (p = field(p, end, t.gang, sizeof t.gang, 1)) == NULL) {
-			snprintf(err, errlen, "target %zu: not target~role~worker~index~dp_rank~generation~gang of "
+			snprintf(err, errlen, "target %zu: not target~role~group_index~worker~index~dp_rank~generation~gang of "
 			    "[A-Za-z0-9._:[]-]", *n + 1);
 			return -1;
 		}
 		if (t.target[0] == '\0' || t.role[0] == '\0' || strchr(t.target, ':') == NULL ||
 		    number(idx, -1, 1000000, &v[0]) != 0 || number(dp, -1, 1000000, &v[1]) != 0 ||
-		    number(gen, 0, 2147483647L, &v[2]) != 0) {
+		    number(gen, 0, 2147483647L, &v[2]) != 0 || number(grp, -1, 1000000, &v[3]) != 0) {
 			snprintf(err, errlen, "target %zu: no host:port or role, or a number out of range", *n + 1);
 			return -1;
 		}
 		t.worker_index = (int)v[0];
 		t.dp_rank = (int)v[1];
 		t.generation = (unsigned)v[2];
+		t.group_index = (int)v[3];
 		out[(*n)++] = t;
 		p = *end == ',' ? end + 1 : end;
 		if (*end == ',' && *p == '\0') {

@@ -6,8 +6,9 @@
 /*
  * A node's scrape targets (what its GET /sd lists), as a node without the master reports them to
  * the head sidecar in its poll of /endpoints (?node=N&sd=...), so that the head's /sd covers the
- * job. One entry a target, separated by ',', each "target~role~worker~worker_index~dp_rank~
- * generation~gang" (worker, gang empty and worker_index, dp_rank -1 where they do not apply).
+ * job. One entry a target, separated by ',', each "target~role~group_index~worker~worker_index~
+ * dp_rank~generation~gang" (worker, gang empty and group_index, worker_index, dp_rank -1 where
+ * they do not apply).
  * Pure.
  */
 
@@ -17,6 +18,7 @@ struct sd_target {
 	char	 target[300];	/* "host:port" or "[v6]:port" */
 	char	 role[32];	/* sidecar, master, prefill, decode, agg */
 	char	 worker[64], gang[64];
+	int	 group_index;	/* into workers.groups */
 	int	 worker_index, dp_rank;
 	unsigned generation;	/* 0: none */
 };

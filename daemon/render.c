@@ -162,6 +162,11 @@ render_sd(const struct view *v)
 			json_object_set_new(l, "__scheme__", json_string("https"));
 		if (t->worker[0] != '\0')
 			json_object_set_new(l, "worker", json_string(t->worker));
+		if (t->group_index >= 0) {	/* as worker_ready_seconds{group,group_index} */
+			snprintf(b, sizeof b, "%d", t->group_index);
+			json_object_set_new(l, "group", json_string(t->role));
+			json_object_set_new(l, "group_index", json_string(b));
+		}
 		if (t->worker_index >= 0) {
 			snprintf(b, sizeof b, "%d", t->worker_index);
 			json_object_set_new(l, "worker_index", json_string(b));

@@ -283,7 +283,7 @@ sd_add(struct view *v, const char *node, const char *target, const char *role)
 	e->node = node;
 	snprintf(e->t.target, sizeof e->t.target, "%s", target);
 	snprintf(e->t.role, sizeof e->t.role, "%s", role);
-	e->t.worker_index = e->t.dp_rank = -1;
+	e->t.group_index = e->t.worker_index = e->t.dp_rank = -1;
 	return &e->t;
 }
 
@@ -332,6 +332,7 @@ sd_build(const struct sidecar *sc, struct view *v)
 		bind_target(NULL, sc->node_addr.addr, w->ports[VIEW_PORT_HTTP], t, sizeof t);
 		e = sd_add(v, v->node, t, w->role);
 		snprintf(e->worker, sizeof e->worker, "%s", w->name);
+		e->group_index = w->group_index;
 		e->worker_index = w->worker_index;
 		e->dp_rank = w->dp_rank;
 		e->generation = w->restarts + 1;

@@ -52,6 +52,7 @@ struct view_worker {
 	double		 ready_s;	/* exec to healthy, the last time it was; <= 0: never */
 	int		 ports[VIEW_NPORTS];
 	int		 dp_rank;	/* -1: none */
+	int		 group_index;	/* into workers.groups */
 };
 
 struct view_gang {

@@ -457,6 +457,7 @@ workers_view(const struct workers *ws, struct view *v)
 		o->ports[VIEW_PORT_SYS] = p->sys_port;
 		o->ports[VIEW_PORT_DP_RPC] = p->dp_rpc_port;
 		o->dp_rank = p->dp_rank;
+		o->group_index = (int)ws->topo.endpoints[p->endpoint].group;
 		v->workers_healthy += ws->started && w->child.state == CHILD_READY;
 	}
 	if (ws->n > 0) {

@@ -1,7 +1,7 @@
 #!/bin/bash
 # GET /sd, Prometheus's HTTP service discovery, with a real Prometheus (Debian's) pointed at it by
 # http_sd_configs: the sidecar, the master's metrics port and each running worker's HTTP port are
-# discovered with their labels (job_id, node, role, worker, worker_index, dp_rank, gang,
+# discovered with their labels (job_id, node, role, group, group_index, worker, worker_index, dp_rank, gang,
 # generation); a worker killed and restarted comes back under its next generation; the sidecar's
 # own scrape of the master shows as mooncake_sidecar_upstream_scrape_up{target="master"}; the fake
 # workers' /metrics in vLLM's MooncakeStoreConnector shape are scraped and every store panel of the
@@ -34,13 +34,15 @@ prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/tsdb" --web.liste
     >"$T/prom.out" 2>&1 &
 PROM_PID=$!
 STARTED+=($PROM_PID)
-# targets: "worker generation gang dp_rank role instance" for each active target, sorted
+# targets: "worker generation gang dp_rank group_index role job_id node instance" for each active target, sorted
 targets() {
 	curl -s "http://127.0.0.1:$PROM/api/v1/targets?state=active" | python3 -c '
 import json, sys
 for t in json.load(sys.stdin)["data"]["activeTargets"]:
     l = t["labels"]
-    print(l.get("worker", "-"), l.get("generation", "-"), l.get("gang", "-"), l.get("dp_rank", "-"), l["role"], l["job_id"], l["node"], l["instance"])
+    if l.get("group", l["role"]) != l["role"]:
+        print("group", l.get("group"), "is not the role", l["role"])
+    print(l.get("worker", "-"), l.get("generation", "-"), l.get("gang", "-"), l.get("dp_rank", "-"), l.get("group_index", "-"), l["role"], l["job_id"], l["node"], l["instance"])
 ' | sort >"$T/targets"
 }
 four() { targets && [ "$(wc -l <"$T/targets")" = 4 ]; }
@@ -48,19 +50,19 @@ wait_for 30 four || fail "Prometheus did not discover 4 targets: $(cat "$T/targe
 ADDR=$("$TESTKIT" json-get <(adm /status) node_address.address 2>/dev/null || true)
 [ -n "$ADDR" ] || { adm /status >"$T/st.json"; ADDR=$("$TESTKIT" json-get "$T/st.json" node_address.address); }
 cat >"$T/want" <<EOF
-- 1 - - master test localhost 127.0.0.1:$ADMIN
-- - - - sidecar test localhost 127.0.0.1:$SIDE
-agg_w0_r0 1 agg_w0 0 agg test localhost $ADDR:6100
-agg_w0_r1 1 agg_w0 1 agg test localhost $ADDR:6132
+- 1 - - - master test localhost 127.0.0.1:$ADMIN
+- - - - - sidecar test localhost 127.0.0.1:$SIDE
+agg_w0_r0 1 agg_w0 0 0 agg test localhost $ADDR:6100
+agg_w0_r1 1 agg_w0 1 0 agg test localhost $ADDR:6132
 EOF
 sort -o "$T/want" "$T/want"
 diff "$T/want" "$T/targets" >"$T/d" || fail "discovered targets differ (< wanted, > Prometheus): $(cat "$T/d")"
-pass "Prometheus discovers through /sd: the sidecar, the master's metrics port and both DP ranks with job_id, node, role, worker, dp_rank, gang and generation"
+pass "Prometheus discovers through /sd: the sidecar, the master's metrics port and both DP ranks with job_id, node, role, group, group_index, worker, worker_index, dp_rank, gang and generation"
 
 adm /status >"$T/st.json"
 W1=$("$TESTKIT" json-get "$T/st.json" workers.1.pid)
 kill -KILL "$W1"
-next_gen() { targets && grep -q "^agg_w0_r1 2 agg_w0 1 " "$T/targets"; }
+next_gen() { targets && grep -q "^agg_w0_r1 2 agg_w0 1 0 " "$T/targets"; }
 wait_for 30 next_gen || fail "the restarted worker is not discovered under generation 2: $(cat "$T/targets")"
 pass "kill -9 of agg_w0_r1: Prometheus discovers it again under generation 2"
 
@@ -121,7 +123,7 @@ grep -q "^worker1 sidecar - - 127.0.0.1:$FSIDE$" "$T/hsd" && grep -q "^head agg 
 # Prometheus now discovers the job through the head alone (its configuration reloaded).
 sed -i "s|http://127.0.0.1:$SIDE1/sd|http://127.0.0.1:$HEAD_SIDE/sd|" "$T/prom.yml"
 kill -HUP "$PROM_PID"
-both() { targets && grep -q "^agg_w1 1 - - agg test worker1 $ADDR:$HB1$" "$T/targets" && grep -q "^agg_w0 1 - - agg test head $ADDR:$HB0$" "$T/targets" &&
+both() { targets && grep -q "^agg_w1 1 - - 0 agg test worker1 $ADDR:$HB1$" "$T/targets" && grep -q "^agg_w0 1 - - 0 agg test head $ADDR:$HB0$" "$T/targets" &&
     [ "$(wc -l <"$T/targets")" = 5 ]; }
 wait_for 30 both || fail "Prometheus through the head's /sd: $(cat "$T/targets")"
 scraped() { q 'up{node="worker1", worker="agg_w1"} == 1' && q 'vllm:mooncake_store_operation_total{node="worker1", role="agg", operation="load_get"} > 0'; }

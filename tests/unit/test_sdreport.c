@@ -10,8 +10,8 @@
 #include "xalloc.h"
 
 static const struct sd_target two[] = {
-	{ "10.0.0.2:9103", "sidecar", "", "", -1, -1, 0 },
-	{ "10.0.0.2:6132", "agg", "agg_w0_r1", "agg_w0", 0, 1, 3 },
+	{ "10.0.0.2:9103", "sidecar", "", "", -1, -1, -1, 0 },
+	{ "10.0.0.2:6132", "agg", "agg_w0_r1", "agg_w0", 2, 0, 1, 3 },
 };
 
 START_TEST(test_roundtrip)
@@ -21,11 +21,12 @@ START_TEST(test_roundtrip)
 	size_t n;
 	char err[200];
 	sdreport_render(two, 2, &b);
-	ck_assert_str_eq(b.p, "10.0.0.2:9103~sidecar~~-1~-1~0~,10.0.0.2:6132~agg~agg_w0_r1~0~1~3~agg_w0");
+	ck_assert_str_eq(b.p, "10.0.0.2:9103~sidecar~-1~~-1~-1~0~,10.0.0.2:6132~agg~2~agg_w0_r1~0~1~3~agg_w0");
 	ck_assert_int_eq(sdreport_parse(b.p, got, 4, &n, err, sizeof err), 0);
 	ck_assert_uint_eq(n, 2);
 	ck_assert(memcmp(&got[1], &two[1], sizeof two[1]) == 0 || (strcmp(got[1].worker, "agg_w0_r1") == 0 &&
 	    got[1].dp_rank == 1 && got[1].generation == 3 && strcmp(got[1].gang, "agg_w0") == 0));
+	ck_assert_int_eq(got[1].group_index, 2);
 	ck_assert_int_eq(sdreport_parse(b.p, got, 1, &n, err, sizeof err), -1);
 	ck_assert_str_eq(err, "more than 1 targets");
 	for (size_t cut = 1; cut < b.len; cut++) {	/* every prefix: whole entries, or refused */
@@ -44,17 +45,18 @@ END_TEST
 START_TEST(test_refused)
 {
 	static const char *const bad[] = {
-		"10.0.0.2:1~agg~w~0~1~3",		/* a field missing */
-		"10.0.0.2:1~agg~w~0~1~3~g~x",		/* one too many */
-		"10.0.0.2:1~agg~w<script>~0~1~3~g",	/* a character outside the set */
-		"10.0.0.2:1~agg~w~zero~1~3~g",
-		"10.0.0.2:1~agg~w~0~1~-3~g",
-		"10.0.0.2~agg~w~0~1~3~g",		/* no port */
-		"~agg~w~0~1~3~g",
-		"10.0.0.2:1~~w~0~1~3~g",
-		"10.0.0.2:1~agg~w~0~1~3~g,",
-		"10.0.0.2:1~agg~w~0~1~3~g,,",
-		"10.0.0.2:1~agg~w~0~1~99999999999~g",
+		"10.0.0.2:1~agg~0~w~0~1~3",		/* a field missing */
+		"10.0.0.2:1~agg~0~w~0~1~3~g~x",		/* one too many */
+		"10.0.0.2:1~agg~0~w<script>~0~1~3~g",	/* a character outside the set */
+		"10.0.0.2:1~agg~0~w~zero~1~3~g",
+		"10.0.0.2:1~agg~0~w~0~1~-3~g",
+		"10.0.0.2~agg~0~w~0~1~3~g",		/* no port */
+		"~agg~0~w~0~1~3~g",
+		"10.0.0.2:1~~0~w~0~1~3~g",
+		"10.0.0.2:1~agg~0~w~0~1~3~g,",
+		"10.0.0.2:1~agg~0~w~0~1~3~g,,",
+		"10.0.0.2:1~agg~0~w~0~1~99999999999~g",
+		"10.0.0.2:1~agg~x~w~0~1~3~g",
 	};
 	struct sd_target got[4];
 	size_t n;
