@@ -121,6 +121,7 @@ answered(const struct httpc_response *pr, void *arg)
 	struct endpoints *e = f->files;
 	struct ep_view v;
 	char etag[32], why[600], err[400];
+	int fresh_ready;
 
 	f->req = NULL;
 	if (pr->outcome != HTTPC_OK) {
@@ -159,6 +160,7 @@ answered(const struct httpc_response *pr, void *arg)
 		problem(f, "the head answered at once without a change (it ignores ?since=)", 0);
 		return;
 	}
+	fresh_ready = strcmp(etag, f->etag) != 0 && v.ready;
 	if (strcmp(etag, f->etag) != 0) {
 		if (endpoints_mirror_checked(e, pr->body, &v, err, sizeof err) != 0) {
 			snprintf(why, sizeof why, "unusable answer, not written: %s", err);
@@ -177,7 +179,9 @@ answered(const struct httpc_response *pr, void *arg)
 	snprintf(f->state, sizeof f->state, "following the master through %s (generation %u, %s)", f->url,
 	    endpoints_generation(e), endpoints_ready(e) ? "ready" : "not ready");
 	f->changed(f->arg);
-	schedule(f, FOLLOW_FLOOR_MS + random() % 200);
+	/* Files that just turned ready must hear the next change (a death) at once: asked again now.
+	 * After anything else, the next poll is spread out (a thousand followers, one head). */
+	schedule(f, fresh_ready ? 0 : FOLLOW_FLOOR_MS + random() % 200);
 }
 
 static void

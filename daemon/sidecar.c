@@ -343,8 +343,8 @@ sd_build(const struct sidecar *sc, struct view *v)
 	}
 	for (size_t i = 0; i < sc->nsd_peers; i++) {
 		const struct sd_peer *p = &sc->sd_peers[i];
-		if (now - p->heard > SD_PEER_EXPIRE_S)
-			continue;	/* the node stopped polling: lost, and its targets with it */
+		if (p->heard == 0 || now - p->heard > SD_PEER_EXPIRE_S)
+			continue;	/* never heard, or it stopped polling: lost, and its targets with it */
 		for (size_t k = 0; k < p->n; k++) {
 			v->sd[v->nsd].node = view_str(v, p->node);
 			v->sd[v->nsd++].t = p->t[k];
@@ -352,47 +352,82 @@ sd_build(const struct sidecar *sc, struct view *v)
 	}
 }
 
+static unsigned long
+name_hash(const char *s)
+{
+	unsigned long h = 2166136261UL;
+	for (; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 16777619UL;
+	return h;
+}
+
+/* The index of node in job.nodes, or -1: a hash of the names, built at the first report (a head
+ * hears every other node's poll, and a linear search for each would cost O(nodes) a poll). */
+static long
+node_index(struct sidecar *sc, const char *node)
+{
+	const struct strv *nodes = &sc->cfg.job.nodes;
+	size_t mask;
+	if (sc->sd_slots == 0) {
+		for (sc->sd_slots = 16; sc->sd_slots < 2 * nodes->n; sc->sd_slots *= 2)
+			;
+		sc->sd_hash = xcalloc(sc->sd_slots, sizeof *sc->sd_hash);
+		for (size_t i = 0; i < nodes->n; i++) {
+			size_t k = name_hash(nodes->v[i]) & (sc->sd_slots - 1);
+			while (sc->sd_hash[k] != 0)
+				k = (k + 1) & (sc->sd_slots - 1);
+			sc->sd_hash[k] = (long)i + 1;
+		}
+		sc->sd_peers = xcalloc(nodes->n + 1, sizeof *sc->sd_peers);
+		sc->nsd_peers = nodes->n;
+	}
+	mask = sc->sd_slots - 1;
+	for (size_t k = name_hash(node) & mask; sc->sd_hash[k] != 0; k = (k + 1) & mask)
+		if (strcmp(nodes->v[sc->sd_hash[k] - 1], node) == 0)
+			return sc->sd_hash[k] - 1;
+	return -1;
+}
+
 void
 sidecar_sd_heard(struct sidecar *sc, const char *node, const char *sd)
 {
 	static struct sd_target t[SD_MAX_TARGETS];
-	struct sd_peer *p = NULL;
+	struct sd_peer *p;
 	char err[300];
 	size_t n;
-	int known = 0;
-	for (size_t i = 0; i < sc->cfg.job.nodes.n && !known; i++)
-		known = strcmp(sc->cfg.job.nodes.v[i], node) == 0;
-	if (!known || strcmp(node, sc->cfg.job.node) == 0)
+	long i = node_index(sc, node);
+	if (i < 0 || strcmp(node, sc->cfg.job.node) == 0)
 		return;		/* not another node of this job */
-	if (sdreport_parse(sd, t, SD_MAX_TARGETS, &n, err, sizeof err) != 0) {
-		log_debug("/sd: the report of %s is not used: %s", node, err);
-		return;
-	}
-	for (size_t i = 0; i < sc->nsd_peers && p == NULL; i++)
-		if (strcmp(sc->sd_peers[i].node, node) == 0)
-			p = &sc->sd_peers[i];
-	if (p == NULL) {
-		sc->sd_peers = xrealloc(sc->sd_peers, (sc->nsd_peers + 1) * sizeof *sc->sd_peers);
-		p = &sc->sd_peers[sc->nsd_peers++];
-		memset(p, 0, sizeof *p);
+	p = &sc->sd_peers[i];
+	if (p->raw == NULL || strcmp(p->raw, sd) != 0) {	/* news: read it (most polls bring none) */
+		if (sdreport_parse(sd, t, SD_MAX_TARGETS, &n, err, sizeof err) != 0) {
+			log_debug("/sd: the report of %s is not used: %s", node, err);
+			return;
+		}
 		snprintf(p->node, sizeof p->node, "%s", node);
+		free(p->t);
+		p->t = n ? xcalloc(n, sizeof *p->t) : NULL;
+		if (n)
+			memcpy(p->t, t, n * sizeof *t);
+		p->n = n;
+		free(p->raw);
+		p->raw = xstrdup(sd);
 	}
-	free(p->t);
-	p->t = n ? xcalloc(n, sizeof *p->t) : NULL;
-	if (n)
-		memcpy(p->t, t, n * sizeof *t);
-	p->n = n;
 	p->heard = mono_now();
 }
 
 void
 sidecar_sd_free(struct sidecar *sc)
 {
-	for (size_t i = 0; i < sc->nsd_peers; i++)
+	for (size_t i = 0; i < sc->nsd_peers; i++) {
 		free(sc->sd_peers[i].t);
+		free(sc->sd_peers[i].raw);
+	}
 	free(sc->sd_peers);
+	free(sc->sd_hash);
 	sc->sd_peers = NULL;
-	sc->nsd_peers = 0;
+	sc->sd_hash = NULL;
+	sc->nsd_peers = sc->sd_slots = 0;
 }
 
 /* The follower tells the head what runs here: this node's part of /sd. */

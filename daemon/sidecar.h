@@ -55,9 +55,12 @@ struct sidecar {
 		char			 node[256];
 		struct sd_target	*t;
 		size_t			 n;
-		double			 heard;	/* monotonic */
-	}			*sd_peers;
+		char			*raw;	/* the report as it came */
+		double			 heard;	/* monotonic; 0: never */
+	}			*sd_peers;	/* by index in job.nodes */
 	size_t			 nsd_peers;
+	long			*sd_hash;	/* job.nodes' names: index + 1, 0 empty */
+	size_t			 sd_slots;
 };
 
 /* Something changed: one deferred reconcile step (daemon/sidecar.c) decides what follows. arg is
