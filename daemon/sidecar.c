@@ -434,14 +434,15 @@ sidecar_sd_free(struct sidecar *sc)
 static void
 sd_report(const struct sidecar *sc, const struct view *v)
 {
-	struct sd_target t[SD_MAX_TARGETS];
 	struct buf b = { 0 };
 	size_t n = 0;
 	/* stopping: nothing here is to be scraped any more; the head hears it at once */
 	for (size_t i = 0; i < v->nsd && n < SD_MAX_TARGETS && !sc->stopping; i++)
-		if (strcmp(v->sd[i].node, v->node) == 0)
-			t[n++] = v->sd[i].t;
-	sdreport_render(t, n, &b);
+		if (strcmp(v->sd[i].node, v->node) == 0) {
+			if (n++ > 0)
+				buf_puts(&b, ",");
+			sdreport_render(&v->sd[i].t, 1, &b);
+		}
 	follow_report(sc->follow, b.p ? b.p : "");
 	buf_free(&b);
 }
