@@ -4,20 +4,7 @@
 #include <string.h>
 #include <jansson.h>
 #include "drain.h"
-
-/* The host of "host:port" ("[v6]:port" without its brackets), into out. */
-static void
-host_of(const char *name, size_t len, char *out, size_t outlen)
-{
-	const char *colon = NULL;
-	for (size_t i = 0; i < len; i++)
-		if (name[i] == ':')
-			colon = name + i;
-	if (colon != NULL && len > 0 && name[0] == '[' && colon > name && colon[-1] == ']')
-		snprintf(out, outlen, "%.*s", (int)(colon - name - 2), name + 1);
-	else
-		snprintf(out, outlen, "%.*s", (int)(colon ? (size_t)(colon - name) : len), name);
-}
+#include "workerenv.h"
 
 void
 drain_segments(const char *text, size_t len, const char *host, struct strv *out)
@@ -26,11 +13,14 @@ drain_segments(const char *text, size_t len, const char *host, struct strv *out)
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = (size_t)((nl ? nl : end) - p);
-		char h[300];
+		char name[1024], h[1024];
+		long port;
 		if (n > 0 && p[n - 1] == '\r')
 			n--;
-		if (n > 0 && n < 1024 && memchr(p, '\0', n) == NULL) {
-			host_of(p, n, h, sizeof h);
+		if (n > 0 && n < sizeof name && memchr(p, '\0', n) == NULL) {
+			snprintf(name, sizeof name, "%.*s", (int)n, p);
+			if (split_hostport(name, h, sizeof h, &port) != 0)
+				snprintf(h, sizeof h, "%s", name);	/* a name without a port */
 			if (strcmp(h, host) == 0) {
 				char *s = xasprintf("%.*s", (int)n, p);
 				strv_take(out, s);

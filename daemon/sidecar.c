@@ -293,7 +293,9 @@ bind_target(const char *bind, const char *node_addr, long port, char *t, size_t 
 {
 	const char *h = bind == NULL || bind[0] == '\0' || strcmp(bind, "0.0.0.0") == 0 || strcmp(bind, "::") == 0 ?
 	    node_addr : bind;
-	snprintf(t, len, strchr(h, ':') ? "[%s]:%ld" : "%s:%ld", h, port);
+	char *hp = hostport(h, port);
+	snprintf(t, len, "%s", hp);
+	free(hp);
 }
 
 /* What /sd lists: this node's sidecar (at admin.listen's address, or the node's for a wildcard), the
@@ -303,18 +305,14 @@ static void
 sd_build(const struct sidecar *sc, struct view *v)
 {
 	const struct cfg *c = &sc->cfg;
-	const char *colon = strrchr(c->admin.listen, ':');
-	char host[URL_HOST_MAX], t[URL_HOST_MAX + 16];
+	char host[URL_HOST_MAX] = "", t[URL_HOST_MAX + 16];
+	long port;
 	size_t cap = 2 + v->nworkers;
 	double now = mono_now();
 	for (size_t i = 0; i < sc->nsd_peers; i++)
 		cap += sc->sd_peers[i].n;
 	v->sd = xcalloc(cap, sizeof *v->sd);
-	snprintf(host, sizeof host, "%.*s", colon ? (int)(colon - c->admin.listen) : 0, c->admin.listen);
-	if (host[0] == '[') {
-		memmove(host, host + 1, strlen(host));
-		host[strcspn(host, "]")] = '\0';
-	}
+	(void)split_hostport(c->admin.listen, host, sizeof host, &port);	/* its host (port 0 too) */
 	bind_target(host, sc->node_addr.addr, c->admin.port, t, sizeof t);
 	sd_add(v, v->node, t, "sidecar");
 	v->sd_tls = c->admin.tls_cert_file[0] != '\0';
