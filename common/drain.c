@@ -22,7 +22,7 @@ drain_segments(const char *text, size_t len, const char *host, struct strv *out)
 			if (split_hostport(name, h, sizeof h, &port) != 0)
 				snprintf(h, sizeof h, "%s", name);	/* a name without a port */
 			if (strcmp(h, host) == 0) {
-				char *s = xasprintf("%.*s", (int)n, p);
+				char *s = xstrdup(name);
 				strv_take(out, s);
 			}
 		}

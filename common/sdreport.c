@@ -8,7 +8,7 @@ void
 sdreport_render(const struct sd_target *t, size_t n, struct buf *b)
 {
 	for (size_t i = 0; i < n; i++)
-		buf_printf(b, "%s%s~%s~%d~%s~%d~%d~%u~%s", i ? "," : "", t[i].target, t[i].role, t[i].group_index,
+		buf_printf(b, "%s%s~%s~%d~%s~%d~%d~%u~%s", b->len ? "," : "", t[i].target, t[i].role, t[i].group_index,
 		    t[i].worker, t[i].worker_index, t[i].dp_rank, t[i].generation, t[i].gang);
 }
 

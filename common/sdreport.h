@@ -23,6 +23,7 @@ struct sd_target {
 	unsigned generation;	/* 0: none */
 };
 
+/* Append n targets to the report in b (after a comma when b holds some already). */
 void	sdreport_render(const struct sd_target *, size_t, struct buf *);
 /* At most max entries into out, their count into *n: 0, or -1 with err naming the entry and why
  * (a field missing or too long, a character outside [A-Za-z0-9._:[]-], a number that is not one). */

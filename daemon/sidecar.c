@@ -344,7 +344,7 @@ sd_build(const struct sidecar *sc, struct view *v)
 		if (p->heard == 0 || now - p->heard > SD_PEER_EXPIRE_S)
 			continue;	/* never heard, or it stopped polling: lost, and its targets with it */
 		for (size_t k = 0; k < p->n; k++) {
-			v->sd[v->nsd].node = view_str(v, p->node);
+			v->sd[v->nsd].node = view_str(v, sc->cfg.job.nodes.v[i]);
 			v->sd[v->nsd++].t = p->t[k];
 		}
 	}
@@ -402,7 +402,6 @@ sidecar_sd_heard(struct sidecar *sc, const char *node, const char *sd)
 			log_debug("/sd: the report of %s is not used: %s", node, err);
 			return;
 		}
-		snprintf(p->node, sizeof p->node, "%s", node);
 		free(p->t);
 		p->t = n ? xcalloc(n, sizeof *p->t) : NULL;
 		if (n)
@@ -437,9 +436,8 @@ sd_report(const struct sidecar *sc, const struct view *v)
 	/* stopping: nothing here is to be scraped any more; the head hears it at once */
 	for (size_t i = 0; i < v->nsd && n < SD_MAX_TARGETS && !sc->stopping; i++)
 		if (strcmp(v->sd[i].node, v->node) == 0) {
-			if (n++ > 0)
-				buf_puts(&b, ",");
 			sdreport_render(&v->sd[i].t, 1, &b);
+			n++;
 		}
 	follow_report(sc->follow, b.p ? b.p : "");
 	buf_free(&b);

@@ -52,12 +52,11 @@ struct sidecar {
 	char			 ignored_logged[65];	/* signals already logged as ignored (NSIG) */
 	/* on the head: what each other node's sidecar last reported running (its /endpoints poll) */
 	struct sd_peer {
-		char			 node[256];
 		struct sd_target	*t;
 		size_t			 n;
 		char			*raw;	/* the report as it came */
 		double			 heard;	/* monotonic; 0: never */
-	}			*sd_peers;	/* by index in job.nodes */
+	}			*sd_peers;	/* by index in job.nodes: that node's report */
 	size_t			 nsd_peers;
 	long			*sd_hash;	/* job.nodes' names: index + 1, 0 empty */
 	size_t			 sd_slots;
