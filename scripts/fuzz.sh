@@ -5,7 +5,7 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 secs=${FUZZ_SECONDS:-30}
-targets=${FUZZ_TARGETS:-"cfg hostlist sizes envfile prom httpresp query url epcheck nodeaddr gangview auth mhealth stall gflags drain sdreport"}
+targets=${FUZZ_TARGETS:-"cfg hostlist sizes envfile prom httpresp query url epcheck nodeaddr gangview auth mhealth stall gflags drain sdreport sse"}
 bash "$top/scripts/deps.sh" clang libclang-rt-14-dev libjansson-dev >/dev/null || exit 1
 out=$top/build-fuzz
 mkdir -p "$out"
