@@ -390,6 +390,23 @@ httpresp_feed(struct httpresp *r, const char *p, size_t n, size_t *used)
 }
 
 int
+httpresp_in_body(const struct httpresp *r)
+{
+	return r->state >= S_BODY_CL && r->state <= S_DONE;
+}
+
+void
+httpresp_consume(struct httpresp *r, size_t n)
+{
+	if (n > r->body.len)
+		n = r->body.len;
+	if (n == 0)
+		return;
+	memmove(r->body.p, r->body.p + n, r->body.len - n + 1);
+	r->body.len -= n;
+}
+
+int
 httpresp_eof(struct httpresp *r)
 {
 	if (r->state == S_BODY_EOF)

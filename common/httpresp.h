@@ -57,6 +57,12 @@ void	httpresp_free(struct httpresp *);
 /* Feed bytes. *used (may be NULL) tells how many belong to this response: after HR_DONE the rest
  * is the start of whatever the server sent next. */
 int	httpresp_feed(struct httpresp *, const char *, size_t, size_t *used);
+/* The status line and headers are read, and the body is arriving or whole: status, content_type
+ * and busy hold, and body is what came of it so far (a streamed answer). */
+int	httpresp_in_body(const struct httpresp *);
+/* A streaming reader used the body's first n bytes: they are dropped, and the cap counts only what
+ * is left. */
+void	httpresp_consume(struct httpresp *, size_t n);
 /* The connection closed: HR_DONE for a close-delimited body, HR_ERROR (truncated) otherwise. */
 int	httpresp_eof(struct httpresp *);
 const char *httpresp_strerror(int);

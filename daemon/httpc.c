@@ -48,6 +48,7 @@ struct httpc_req {
 	size_t			 reqlen;
 	struct event		*ev;		/* the deadline, and the deferred completion */
 	httpc_cb		 cb;
+	httpc_data_cb		 data;		/* a streamed answer's reader, or NULL */
 	void			*arg;
 	double			 started;
 	long			 timeout_ms;
@@ -370,6 +371,21 @@ complete(struct conn *c, int leftover)
 
 static void tls_step(struct conn *);
 
+/* A streamed answer: what has come of its body so far, to its reader, which keeps what it did not use. */
+static void
+stream_data(struct conn *c)
+{
+	struct httpc_req *r = c->cur;
+	struct httpresp *hr = &c->resp;
+	struct httpc_response resp = {
+		.outcome = HTTPC_OK, .status = hr->status,
+		.content_type = hr->content_type.len > 0 ? hr->content_type.p : NULL,
+		.busy = hr->busy, .body = hr->body.p ? hr->body.p : "", .len = hr->body.len,
+		.seconds = mono_now() - r->started, .detail = "ok"
+	};
+	httpresp_consume(hr, r->data(&resp, r->arg));
+}
+
 /* recv, or gnutls_record_recv on https (its errors mapped to errno: EAGAIN, EINTR, EPROTO; a
  * peer that closes without close_notify is an end of file, as over plain TCP). */
 static ssize_t
@@ -418,6 +434,8 @@ read_cb(evutil_socket_t fd, short what, void *arg)
 				dispatch(p);
 				return;
 			}
+			if (c->cur->data != NULL && httpresp_in_body(&c->resp))
+				stream_data(c);
 			/* TLS may hold a decrypted record the socket no longer signals */
 			if ((size_t)n < sizeof tmp && (c->tls == NULL || gnutls_record_check_pending(c->tls) == 0))
 				return;
@@ -705,6 +723,14 @@ httpc_get(struct httpc *p, const char *path, long timeout_ms, httpc_cb cb, void 
 	buf_add(&b, "\r\n", 2);
 	r->req = buf_take(&b, &r->reqlen);
 	dispatch(p);
+	return r;
+}
+
+struct httpc_req *
+httpc_watch(struct httpc *p, const char *path, long timeout_ms, httpc_data_cb data, httpc_cb cb, void *arg)
+{
+	struct httpc_req *r = httpc_get(p, path, timeout_ms, cb, arg);
+	r->data = data;
 	return r;
 }
 

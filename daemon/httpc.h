@@ -66,6 +66,13 @@ void		 httpc_set_tls(struct httpc *, void *, const char *);
 /* GET path (with its query) within timeout_ms (0: the pool's). cb is called exactly once, from the
  * loop, unless the request is cancelled first. A callback must not cancel its own request. */
 struct httpc_req *httpc_get(struct httpc *, const char *, long, httpc_cb, void *);
+/* A streamed answer (text/event-stream): as httpc_get, and also, once its headers are read and
+ * each time more of its body has come, data is called with the body so far (outcome HTTPC_OK, its
+ * status and content type); it returns how many of those bytes it used, which are dropped (the
+ * pool's cap counts the rest). cb then gets whatever was left when the answer ends. data must not
+ * cancel the request. */
+typedef size_t (*httpc_data_cb)(const struct httpc_response *, void *);
+struct httpc_req *httpc_watch(struct httpc *, const char *, long, httpc_data_cb, httpc_cb, void *);
 /* method path with a body of len bytes (Content-Type ctype, or none when NULL): the master's
  * mutating admin routes. As httpc_get, except that it is never sent twice. */
 struct httpc_req *httpc_request(struct httpc *, const char *, const char *, const char *, const char *,

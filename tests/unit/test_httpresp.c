@@ -286,6 +286,50 @@ START_TEST(test_nul_and_eof_cap)
 }
 END_TEST
 
+/* A streamed body: a reader that uses what has come after every piece sees the whole body, split at
+ * every byte, and the cap counts only what it has not used. */
+START_TEST(test_consume)
+{
+	static const char in[] = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+	    "6\r\nhello \r\n5\r\nworld\r\n0\r\n\r\n";
+	size_t n = sizeof in - 1, hdr = strstr(in, "\r\n\r\n") + 4 - in;
+	for (size_t cut = 0; cut <= n; cut++) {
+		struct httpresp r;
+		struct buf got = { 0 };
+		size_t at[2] = { cut, n }, from = 0;
+		int rc = HR_MORE;
+		httpresp_init(&r, 256, 11, 0);
+		for (int k = 0; k < 2; k++) {
+			rc = httpresp_feed(&r, in + from, at[k] - from, NULL);
+			from = at[k];
+			ck_assert_int_ne(rc, HR_ERROR);
+			ck_assert_int_eq(httpresp_in_body(&r), from >= hdr);
+			if (httpresp_in_body(&r)) {
+				ck_assert_int_eq(r.status, 200);
+				ck_assert_str_eq(r.content_type.p, "text/event-stream");
+				buf_add(&got, r.body.p, r.body.len);
+				httpresp_consume(&r, r.body.len);
+				ck_assert_uint_eq(r.body.len, 0);
+			}
+		}
+		ck_assert_int_eq(rc, HR_DONE);
+		ck_assert_str_eq(got.p, "hello world");
+		buf_free(&got);
+		httpresp_free(&r);
+	}
+	{	/* the cap counts what is left: 8 bytes, used, then 8 more under a cap of 11 */
+		struct httpresp r;
+		httpresp_init(&r, 256, 11, 0);
+		ck_assert_int_eq(httpresp_feed(&r, "HTTP/1.1 200 OK\r\n\r\n12345678", 27, NULL), HR_MORE);
+		httpresp_consume(&r, 8);
+		ck_assert_int_eq(httpresp_feed(&r, "abcdefgh", 8, NULL), HR_MORE);
+		ck_assert_str_eq(r.body.p, "abcdefgh");
+		ck_assert_int_eq(httpresp_feed(&r, "ijkl", 4, NULL), HR_ERROR);
+		httpresp_free(&r);
+	}
+}
+END_TEST
+
 START_TEST(test_header_cap)
 {
 	struct httpresp r;
@@ -311,6 +355,7 @@ main(void)
 	tcase_add_test(tc, test_large_chunked);
 	tcase_add_test(tc, test_reset);
 	tcase_add_test(tc, test_header_cap);
+	tcase_add_test(tc, test_consume);
 	tcase_add_test(tc, test_nul_and_eof_cap);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
