@@ -26,6 +26,7 @@
 #include "httpresp.h"
 #include "log.h"
 #include "query.h"
+#include "sse.h"
 #include "tls.h"
 #include "xalloc.h"
 
@@ -91,7 +92,8 @@ struct admin {
 	struct httpc		*proxy;		/* the master's admin port */
 	struct request		*suspended;	/* list of requests waiting for the upstream */
 	struct request		*waiters;	/* /endpoints long-polls */
-	long			 nwaiters;
+	struct request		*streams;	/* and its streams (?stream=1) */
+	long			 nwaiters;	/* both: admin.max_waiters bounds them together */
 	struct flight		*flights;	/* upstream GETs in flight, shared by identical requests */
 	unsigned long		 coalesced;	/* requests answered by another's upstream GET */
 	double			 answered_at;	/* admin.busy_poll_us: when the last answer went out */
@@ -125,6 +127,13 @@ struct shared {
 	int			 users;		/* the requests holding it, and its maker until it is handed out */
 };
 
+/* One event of a streamed route, framed once and written to every stream it concerns; freed when
+ * the last of them has sent it. */
+struct sse_shared {
+	struct buf		 b;
+	int			 users;
+};
+
 struct request {
 	struct admin		*a;
 	struct MHD_Connection	*conn;
@@ -141,7 +150,12 @@ struct request {
 	struct event		*wait_ev;	/* /endpoints long-poll deadline */
 	struct event		*eof_ev;	/* while suspended: has the client gone? */
 	struct basic_req	*auth_req;	/* a basic-auth password being checked */
-	char			 since[40];
+	char			 since[40];	/* held: the tag it has; a stream: the last one it was sent */
+	int			 stream;	/* ?stream=1: an event per change until its deadline */
+	int			 parked;	/* a stream with nothing to send: suspended in its reader */
+	int			 ending;	/* a stream that ends once what it holds is sent */
+	struct sse_shared	*cur, *pending;	/* the event being sent, and the newest one after it */
+	size_t			 off;		/* of cur, sent */
 	struct request		*next;
 	struct request		**pprev;	/* where the waiters list points at it (O(1) removal) */
 	struct flight		*flight;	/* the upstream GET it waits for */
@@ -231,7 +245,7 @@ respond_retry_later(struct request *r, const char *msg, int busy)
 	return ret;
 }
 
-static void wake_now(struct request *);
+static void expire(struct request *);
 
 static void
 unwatch(struct request *r)
@@ -256,7 +270,7 @@ eof_cb(evutil_socket_t fd, short what, void *arg)
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	unwatch(r);
-	wake_now(r);	/* only long-polls are watched */
+	expire(r);	/* only long-polls and streams are watched */
 }
 
 static void
@@ -529,18 +543,120 @@ shared_drop(struct shared *sh)
 	}
 }
 
+/* Held long-polls and streams are in lists of their own, counted together (admin.max_waiters). */
+static void
+held_add(struct request **head, struct request *r)
+{
+	r->next = *head;
+	if (*head != NULL)
+		(*head)->pprev = &r->next;
+	r->pprev = head;
+	*head = r;
+	r->a->nwaiters++;
+}
+
+static void
+held_del(struct request *r)
+{
+	if (r->pprev == NULL)
+		return;
+	*r->pprev = r->next;
+	if (r->next != NULL)
+		r->next->pprev = r->pprev;
+	r->pprev = NULL;
+	r->next = NULL;
+	r->a->nwaiters--;
+}
+
+static struct sse_shared *
+sse_shared_new(const struct admin_answer *ans)
+{
+	struct sse_shared *e = xcalloc(1, sizeof *e);
+	sse_event(&e->b, ans->etag, ans->body, ans->len);
+	e->users = 1;
+	return e;
+}
+
+static void
+sse_shared_drop(struct sse_shared *e)
+{
+	if (e != NULL && --e->users == 0) {
+		buf_free(&e->b);
+		free(e);
+	}
+}
+
+static void
+stream_wake(struct request *r)
+{
+	if (!r->parked)
+		return;
+	r->parked = 0;
+	MHD_resume_connection(r->conn);
+	event_active(r->a->kick, EV_TIMEOUT, 0);
+}
+
+/* A stream's time is up, its client left, or its route no longer answers 200: it ends once what it
+ * holds is sent, and its slot is free at once. */
+static void
+stream_end(struct request *r)
+{
+	held_del(r);
+	unwatch(r);
+	if (r->wait_ev != NULL)
+		event_free(r->wait_ev);
+	r->wait_ev = NULL;
+	r->ending = 1;
+	stream_wake(r);
+}
+
+/* e is the newest event for r: sent after the one it is sending, if any (one it has not started is
+ * dropped: a slow reader skips to the newest). */
+static void
+stream_push(struct request *r, struct sse_shared *e, const char *tag)
+{
+	sse_shared_drop(r->pending);
+	r->pending = e;
+	e->users++;
+	snprintf(r->since, sizeof r->since, "%s", tag);
+	stream_wake(r);
+}
+
+/* libmicrohttpd asks for more of a stream: the rest of its event, else the next one; with nothing
+ * to send it is suspended until a push or its end resumes it. */
+static ssize_t
+stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct request *r = cls;
+	size_t n;
+	(void)pos;
+	if (r->cur == NULL) {
+		r->cur = r->pending;
+		r->pending = NULL;
+		r->off = 0;
+	}
+	if (r->cur == NULL) {
+		if (r->ending)
+			return MHD_CONTENT_READER_END_OF_STREAM;
+		r->parked = 1;
+		MHD_suspend_connection(r->conn);
+		return 0;
+	}
+	n = r->cur->b.len - r->off < max ? r->cur->b.len - r->off : max;
+	memcpy(buf, r->cur->b.p + r->off, n);
+	r->off += n;
+	if (r->off == r->cur->b.len) {
+		sse_shared_drop(r->cur);
+		r->cur = NULL;
+	}
+	return (ssize_t)n;
+}
+
 /* A held request is answered with sh, from the loop. */
 static void
 wake(struct request *r, struct shared *sh)
 {
-	if (r->pprev != NULL) {
-		*r->pprev = r->next;
-		if (r->next != NULL)
-			r->next->pprev = r->pprev;
-		r->pprev = NULL;
-		r->next = NULL;
-	}
-	r->a->nwaiters--;
+	held_del(r);
 	unwatch(r);
 	event_free(r->wait_ev);
 	r->wait_ev = NULL;
@@ -564,54 +680,109 @@ wake_now(struct request *r)
 	shared_drop(sh);
 }
 
+/* A held long-poll or a stream whose time is up, or whose client left. */
+static void
+expire(struct request *r)
+{
+	if (r->stream)
+		stream_end(r);
+	else
+		wake_now(r);
+}
+
 static void
 wait_cb(evutil_socket_t fd, short what, void *arg)
 {
-	wake_now(arg);
+	expire(arg);
+}
+
+/* A route that changed, looked at once in a pass of admin_changed: its tag, and its answer when one
+ * of those waiting on it needs it, rendered once (as a response, as an event). */
+struct changed {
+	const char		*path;
+	char			 tag[40];
+	int			 asked;
+	struct admin_answer	 ans;
+	struct shared		*sh;
+	struct sse_shared	*ev;
+};
+#define CHANGED_MAX	4
+
+/* path's entry in k[0..*n), made when it is not there yet; NULL when k is full. */
+static struct changed *
+changed_of(struct admin *a, struct changed *k, size_t *n, const char *path)
+{
+	size_t i;
+	for (i = 0; i < *n && strcmp(k[i].path, path) != 0; i++)
+		;
+	if (i < *n)
+		return &k[i];
+	if (*n == CHANGED_MAX)
+		return NULL;
+	memset(&k[i], 0, sizeof k[i]);
+	k[i].path = path;
+	if (a->p.source.tag(a->p.source.arg, path, k[i].tag, sizeof k[i].tag) != 0)
+		k[i].tag[0] = '\0';
+	(*n)++;
+	return &k[i];
+}
+
+/* Does the route say something new to one that has since? Asked at most once per pass. */
+static int
+changed_for(struct admin *a, struct changed *c, const char *since)
+{
+	if (c->tag[0] != '\0' && strcmp(since, c->tag) == 0)
+		return 0;	/* nothing new for it: no answer made */
+	if (!c->asked) {
+		ask(a, c->path, &c->ans);
+		c->asked = 1;
+	}
+	return strcmp(since, c->ans.etag) != 0;
 }
 
 /* Each route waited on is asked once, and its answer, rendered once, goes to every request whose tag
- * it changes, in this loop pass. */
+ * it changes, in this loop pass: a held long-poll is answered, a stream sent an event. */
 void
 admin_changed(struct admin *a)
 {
-	struct { const char *path; char tag[40]; int asked; struct admin_answer ans; struct shared *sh; } k[4];
+	struct changed k[CHANGED_MAX], *c;
 	size_t n = 0, i;
 	struct request *r, *next;
 	if (a == NULL)
 		return;
 	for (r = a->waiters; r != NULL; r = next) {
 		next = r->next;
-		for (i = 0; i < n && strcmp(k[i].path, r->path) != 0; i++)
-			;
-		if (i == n) {
-			if (n == sizeof k / sizeof k[0]) {
-				wake_now(r);
-				continue;
-			}
-			k[n].path = r->path;
-			k[n].sh = NULL;
-			k[n].asked = 0;
-			if (a->p.source.tag(a->p.source.arg, r->path, k[n].tag, sizeof k[n].tag) != 0)
-				k[n].tag[0] = '\0';
-			n++;
-		}
-		if (k[i].tag[0] != '\0' && strcmp(r->since, k[i].tag) == 0)
-			continue;	/* nothing new for it: no answer made */
-		if (!k[i].asked) {
-			ask(a, r->path, &k[i].ans);
-			k[i].asked = 1;
-		}
-		if (strcmp(r->since, k[i].ans.etag) == 0)
+		if ((c = changed_of(a, k, &n, r->path)) == NULL) {
+			wake_now(r);
 			continue;
-		if (k[i].sh == NULL)
-			k[i].sh = shared_new(&k[i].ans);
-		wake(r, k[i].sh);
+		}
+		if (!changed_for(a, c, r->since))
+			continue;
+		if (c->sh == NULL)
+			c->sh = shared_new(&c->ans);
+		wake(r, c->sh);
+	}
+	for (r = a->streams; r != NULL; r = next) {
+		next = r->next;
+		if ((c = changed_of(a, k, &n, r->path)) == NULL) {
+			stream_end(r);
+			continue;
+		}
+		if (!changed_for(a, c, r->since))
+			continue;
+		if (c->ans.code != MHD_HTTP_OK) {	/* the stream's reader asks again, and hears it */
+			stream_end(r);
+			continue;
+		}
+		if (c->ev == NULL)
+			c->ev = sse_shared_new(&c->ans);
+		stream_push(r, c->ev, c->ans.etag);
 	}
 	for (i = 0; i < n; i++) {
 		if (k[i].asked)
 			free(k[i].ans.body);
 		shared_drop(k[i].sh);
+		sse_shared_drop(k[i].ev);
 	}
 }
 
@@ -642,6 +813,70 @@ tell(struct request *r, const char *url)
 	kvlist_clear(&args);
 }
 
+static enum MHD_Result busy_answer(struct request *);
+
+/* ?stream=1 on a route with an ETag: answered 200 with an event stream, an event for the answer now
+ * unless it is what ?since= names, then one per change until ?timeout_ms= (or the client leaves,
+ * or the route stops answering 200). 1 when r is not such a request, for the caller to answer. */
+static int
+stream_start(struct request *r, const char *url, const char *since, enum MHD_Result *ret)
+{
+	struct admin *a = r->a;
+	struct admin_answer ans;
+	struct MHD_Response *m;
+	struct sse_shared *first = NULL;
+	struct timeval tv;
+	char tag[40], sbuf[8], tbuf[24];
+	const char *v = own_arg(r, "stream", sbuf, sizeof sbuf);
+	if (v == NULL || strcmp(v, "1") != 0 || a->p.source.tag(a->p.source.arg, url, tag, sizeof tag) != 0)
+		return 1;
+	if (a->nwaiters >= a->p.cfg->admin.max_waiters) {
+		*ret = busy_answer(r);
+		return 0;
+	}
+	if (since == NULL || strcmp(since, tag) != 0) {
+		if (ask(a, url, &ans) != 0)
+			return 1;
+		if (ans.code != MHD_HTTP_OK) {	/* nothing to stream yet: answered as it is */
+			m = answer_response(&ans);
+			r->route = r->path;
+			r->code = ans.code;
+			*ret = MHD_queue_response(r->conn, (unsigned)ans.code, m);
+			MHD_destroy_response(m);
+			free(ans.body);
+			return 0;
+		}
+		first = sse_shared_new(&ans);
+		snprintf(r->since, sizeof r->since, "%s", ans.etag);
+		free(ans.body);
+	} else
+		snprintf(r->since, sizeof r->since, "%s", since);
+	r->route = r->path;
+	r->code = MHD_HTTP_OK;
+	r->stream = 1;
+	r->pending = first;
+	tv = ms_tv(query_ms(own_arg(r, "timeout_ms", tbuf, sizeof tbuf), 25000, 60000));
+	r->wait_ev = evtimer_new(a->p.base, wait_cb, r);
+	evtimer_add(r->wait_ev, &tv);
+	held_add(&a->streams, r);
+	watch(r);
+	m = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, stream_read, r, NULL);
+	MHD_add_response_header(m, MHD_HTTP_HEADER_CONTENT_TYPE, SSE_CTYPE);
+	MHD_add_response_header(m, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	*ret = MHD_queue_response(r->conn, MHD_HTTP_OK, m);
+	MHD_destroy_response(m);
+	return 0;
+}
+
+static enum MHD_Result
+busy_answer(struct request *r)
+{
+	char msg[160];
+	snprintf(msg, sizeof msg, "%ld long-polls are waiting already (admin.max_waiters); retry later",
+	    r->a->nwaiters);
+	return respond_retry_later(r, msg, 1);
+}
+
 /* One of the source's own routes: answered now, or held until its ETag differs from ?since=. */
 static enum MHD_Result
 own_route(struct request *r, const char *url)
@@ -652,6 +887,8 @@ own_route(struct request *r, const char *url)
 	const char *since = own_arg(r, "since", sbuf, sizeof sbuf), *tmo;
 	enum MHD_Result ret;
 	tell(r, url);
+	if (stream_start(r, url, since, &ret) == 0)
+		return ret;
 	/* a long-poll for what is already known is held without an answer being made */
 	if (since != NULL && a->p.source.tag(a->p.source.arg, url, tag, sizeof tag) == 0 && strcmp(since, tag) == 0) {
 		r->route = r->path;
@@ -673,22 +910,13 @@ hold:;
 		struct timeval tv;
 		tmo = own_arg(r, "timeout_ms", tbuf, sizeof tbuf);
 		tv = ms_tv(query_ms(tmo, 25000, 60000));
-		if (a->nwaiters >= a->p.cfg->admin.max_waiters) {
-			char msg[160];
-			snprintf(msg, sizeof msg, "%ld long-polls are waiting already (admin.max_waiters); retry later",
-			    a->nwaiters);
-			return respond_retry_later(r, msg, 1);
-		}
+		if (a->nwaiters >= a->p.cfg->admin.max_waiters)
+			return busy_answer(r);
 		snprintf(r->since, sizeof r->since, "%s", since);
 		MHD_suspend_connection(r->conn);
 		r->wait_ev = evtimer_new(a->p.base, wait_cb, r);
 		evtimer_add(r->wait_ev, &tv);
-		r->next = a->waiters;
-		if (a->waiters != NULL)
-			a->waiters->pprev = &r->next;
-		r->pprev = &a->waiters;
-		a->waiters = r;
-		a->nwaiters++;
+		held_add(&a->waiters, r);
 		watch(r);
 		return MHD_YES;
 	}
@@ -927,6 +1155,9 @@ completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_Reque
 	httpc_cancel(r->up);
 	flight_leave(r);
 	unwatch(r);
+	held_del(r);
+	sse_shared_drop(r->cur);
+	sse_shared_drop(r->pending);
 	if (r->wait_ev != NULL)
 		event_free(r->wait_ev);
 	if (r->resp != NULL)
@@ -1120,6 +1351,8 @@ mhd_stop(struct admin *a, const char *why)
 	a->closing = 1;
 	while (a->waiters != NULL)
 		wake_now(a->waiters);
+	while (a->streams != NULL)
+		stream_end(a->streams);
 	while (a->suspended != NULL) {
 		struct request *r = a->suspended;
 		char *s = error_json(a, why);

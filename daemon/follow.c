@@ -13,6 +13,7 @@
 #include "httpc.h"
 #include "url.h"
 #include "peers.h"
+#include "sse.h"
 #include "xalloc.h"
 
 
@@ -26,7 +27,11 @@ struct follow {
 	void			(*changed)(void *);	/* after every answer (or its absence) */
 	void			*arg;
 	struct httpc		*head;
-	struct httpc_req	*req;
+	struct httpc_req	*req;		/* the poll or stream open to the head */
+	int			 streaming;	/* it answered with an event stream */
+	int			 news;		/* and a document on it changed the files */
+	int			 reopen;	/* the stream is to be asked again with a new report */
+	struct sse_event	 ev;
 	struct event		*retry;
 	char			 url[URL_HOST_MAX + 300];
 	char			 etag[32];
@@ -114,16 +119,106 @@ head_busy(struct follow *f)
 	f->changed(f->arg);
 }
 
+/* A document from the head, answered to a poll (seconds after it was sent) or streamed (seconds < 0):
+ * checked, then mirrored into this node's files when it says something new. */
 static void
-answered(const struct httpc_response *pr, void *arg)
+take(struct follow *f, const char *body, size_t len, double seconds)
 {
-	struct follow *f = arg;
 	struct endpoints *e = f->files;
 	struct ep_view v;
 	char etag[32], why[600], err[400];
 	int fresh_ready;
 
+	f->failures = 0;
+	if (epcheck(body, len, &v, err, sizeof err) != 0) {
+		snprintf(why, sizeof why, "unusable answer, not written: %s", err);
+		problem(f, why, 0);
+		return;
+	}
+	if (strcmp(v.job_id, f->job_id) != 0) {
+		snprintf(why, sizeof why, "it serves job \"%.200s\" and this node is of job \"%.200s\" (job.id): not "
+		    "written", v.job_id, f->job_id);
+		problem(f, why, 0);
+		return;
+	}
+	snprintf(etag, sizeof etag, "%lld-%s", v.generation, v.ready ? "ready" : "not-ready");
+	if (seconds < 0 && strcmp(etag, f->etag) == 0)
+		return;		/* streamed again, nothing new: neither a change nor a sign of health */
+	if (strcmp(etag, f->etag) == 0 && seconds >= 0 && seconds * 1000.0 < FOLLOW_HOLD_MS / 2) {
+		problem(f, "the head answered at once without a change (it ignores ?since=)", 0);
+		return;
+	}
+	fresh_ready = strcmp(etag, f->etag) != 0 && v.ready;
+	if (strcmp(etag, f->etag) != 0) {
+		if (endpoints_mirror_checked(e, body, &v, err, sizeof err) != 0) {
+			snprintf(why, sizeof why, "unusable answer, not written: %s", err);
+			problem(f, why, 0);
+			return;
+		}
+		snprintf(f->etag, sizeof f->etag, "%s", etag);
+		f->news = 1;
+		if (endpoints_error(e) != NULL) {
+			snprintf(why, sizeof why, "cannot write the files here: %s", endpoints_error(e));
+			problem(f, why, 0);
+			return;
+		}
+	}
+	f->backoff_ms = 0;
+	f->logged[0] = '\0';
+	snprintf(f->state, sizeof f->state, "following the master through %s (generation %u, %s)", f->url,
+	    endpoints_generation(e), endpoints_ready(e) ? "ready" : "not ready");
+	f->changed(f->arg);
+	if (seconds < 0) {	/* the stream stays open: the next change comes on it */
+		if (!f->reopen)
+			evtimer_del(f->retry);	/* a backoff after a bad event: over */
+		return;
+	}
+	/* Files that just turned ready must hear the next change (a death) at once: asked again now.
+	 * After anything else, the next poll is spread out (a thousand followers, one head). */
+	schedule(f, fresh_ready ? 0 : FOLLOW_FLOOR_MS + random() % 200);
+}
+
+static int
+is_stream(const struct httpc_response *pr)
+{
+	return pr->status == 200 && pr->content_type != NULL &&
+	    strncmp(pr->content_type, SSE_CTYPE, strlen(SSE_CTYPE)) == 0;
+}
+
+/* The whole events of a stream's body so far, each taken: the bytes they used. */
+static size_t
+events(struct follow *f, const char *body, size_t len)
+{
+	size_t n, off = 0;
+	while ((n = sse_next(body + off, len - off, &f->ev)) > 0) {
+		off += n;
+		if (f->ev.has_data)
+			take(f, f->ev.data.p, f->ev.data.len, -1);
+	}
+	return off;
+}
+
+static size_t
+streamed(const struct httpc_response *pr, void *arg)
+{
+	struct follow *f = arg;
+	if (!is_stream(pr))
+		return 0;	/* any other answer is read whole */
+	if (!f->streaming) {
+		f->streaming = 1;
+		f->busy_logged = 0;
+	}
+	return events(f, pr->body, pr->len);
+}
+
+static void
+answered(const struct httpc_response *pr, void *arg)
+{
+	struct follow *f = arg;
+	char why[600];
+
 	f->req = NULL;
+	f->streaming = 0;
 	if (pr->outcome != HTTPC_OK) {
 		problem(f, pr->detail, 1);
 		return;
@@ -143,58 +238,34 @@ answered(const struct httpc_response *pr, void *arg)
 		problem(f, why, 1);
 		return;
 	}
+	if (!is_stream(pr)) {
+		take(f, pr->body, pr->len, pr->seconds);
+		return;
+	}
+	/* A stream that ended (its timeout_ms): the events that came with its end, then another. */
 	f->failures = 0;
-	if (epcheck(pr->body, pr->len, &v, err, sizeof err) != 0) {
-		snprintf(why, sizeof why, "unusable answer, not written: %s", err);
-		problem(f, why, 0);
+	events(f, pr->body, pr->len);
+	if (!f->news && pr->seconds * 1000.0 < FOLLOW_HOLD_MS / 2) {
+		problem(f, "the head ended its event stream at once without a change", 0);
 		return;
 	}
-	if (strcmp(v.job_id, f->job_id) != 0) {
-		snprintf(why, sizeof why, "it serves job \"%.200s\" and this node is of job \"%.200s\" (job.id): not "
-		    "written", v.job_id, f->job_id);
-		problem(f, why, 0);
-		return;
-	}
-	snprintf(etag, sizeof etag, "%lld-%s", v.generation, v.ready ? "ready" : "not-ready");
-	if (strcmp(etag, f->etag) == 0 && pr->seconds * 1000.0 < FOLLOW_HOLD_MS / 2) {
-		problem(f, "the head answered at once without a change (it ignores ?since=)", 0);
-		return;
-	}
-	fresh_ready = strcmp(etag, f->etag) != 0 && v.ready;
-	if (strcmp(etag, f->etag) != 0) {
-		if (endpoints_mirror_checked(e, pr->body, &v, err, sizeof err) != 0) {
-			snprintf(why, sizeof why, "unusable answer, not written: %s", err);
-			problem(f, why, 0);
-			return;
-		}
-		snprintf(f->etag, sizeof f->etag, "%s", etag);
-		if (endpoints_error(e) != NULL) {
-			snprintf(why, sizeof why, "cannot write the files here: %s", endpoints_error(e));
-			problem(f, why, 0);
-			return;
-		}
-	}
-	f->backoff_ms = 0;
-	f->logged[0] = '\0';
-	snprintf(f->state, sizeof f->state, "following the master through %s (generation %u, %s)", f->url,
-	    endpoints_generation(e), endpoints_ready(e) ? "ready" : "not ready");
-	f->changed(f->arg);
-	/* Files that just turned ready must hear the next change (a death) at once: asked again now.
-	 * After anything else, the next poll is spread out (a thousand followers, one head). */
-	schedule(f, fresh_ready ? 0 : FOLLOW_FLOOR_MS + random() % 200);
+	if (!evtimer_pending(f->retry, NULL))
+		schedule(f, FOLLOW_FLOOR_MS + random() % 200);
 }
 
 static void
 poll_head(struct follow *f)
 {
 	struct buf path = { 0 };
-	buf_printf(&path, "/endpoints?since=%s&timeout_ms=%d&node=", f->etag, FOLLOW_HOLD_MS);
+	httpc_cancel(f->req);	/* a stream (or poll) replaced by one with news */
+	f->streaming = f->news = f->reopen = 0;
+	buf_printf(&path, "/endpoints?stream=1&since=%s&timeout_ms=%d&node=", f->etag, FOLLOW_HOLD_MS);
 	query_escape(&path, f->node);
 	if (f->sd != NULL) {
 		buf_puts(&path, "&sd=");
 		query_escape(&path, f->sd);
 	}
-	f->req = httpc_get(f->head, path.p, FOLLOW_HOLD_MS + 5000, answered, f);
+	f->req = httpc_watch(f->head, path.p, FOLLOW_HOLD_MS + 5000, streamed, answered, f);
 	buf_free(&path);
 }
 
@@ -205,10 +276,9 @@ follow_report(struct follow *f, const char *sd)
 		return;
 	free(f->sd);
 	f->sd = xstrdup(sd);
-	if (f->req != NULL) {	/* a poll held at the head: asked again, with the news */
-		httpc_cancel(f->req);
-		f->req = NULL;
-		poll_head(f);
+	if (f->req != NULL) {	/* a poll or stream held at the head: asked again with the news, from the loop */
+		f->reopen = 1;
+		schedule(f, 0);
 	}
 }
 
@@ -245,6 +315,7 @@ follow_free(struct follow *f)
 	httpc_cancel(f->req);
 	event_free(f->retry);
 	httpc_free(f->head);
+	sse_event_free(&f->ev);
 	free(f->sd);
 	free(f);
 }

@@ -40,14 +40,38 @@ grep -q "^MOONCAKE_CONFIG_PATH=\"$T/f/mooncake_store_config.json\"$" "$T/f/moonc
 grep -q 'STATUS=following the master through' "$T/notify-f.out" || fail "follower STATUS"
 pass "head ready: the follower writes the same endpoints.json and store config, its own env, READY=1"
 
-# A master restart on the head: the follower goes not ready, then follows the next generation.
+# A master restart on the head: the follower goes not ready, then follows the next generation, on
+# the event stream it holds open (no request of its own ends meanwhile), as a client of
+# ?stream=1 does.
+hmetric() { curl -s "http://127.0.0.1:$SIDE/metrics" | awk -v k="$1" '$1 == k { print $2 }'; }
+ended() { hmetric 'mooncake_sidecar_http_requests_total{route="/endpoints",code="200"}'; }
+wait_for 5 is 1 hmetric mooncake_sidecar_admin_long_polls || fail "the follower holds no stream: $(hmetric mooncake_sidecar_admin_long_polls)"
+START_MS=$(now_ms)
+curl -sN -D "$T/stream.hdr" "http://127.0.0.1:$SIDE/endpoints?stream=1&timeout_ms=4000" >"$T/stream.out" &
+CURL=$!
+wait_for 5 test -s "$T/stream.out" || fail "no first event on the stream"
+[ "$(hmetric mooncake_sidecar_admin_long_polls)" = 2 ] || fail "streams not counted as held (admin.max_waiters)"
+N0=$(ended)
 MP=$(master_pid h)
 kill -KILL "$MP"
 wait_for 5 grep_q "$T/f/endpoints.json" '"ready": false' || fail "follower kept ready after the master died"
 pass "master killed on the head: the follower's endpoints.json says ready:false"
 wait_for 10 grep_q "$T/f/endpoints.json" '"generation": 2' || fail "follower missed generation 2"
 grep -q '"ready": true' "$T/f/endpoints.json" && cmp -s "$T/h/endpoints.json" "$T/f/endpoints.json" || fail "generation 2 differs"
-pass "the follower follows the restart: generation 2, ready, same file as the head"
+[ "$(ended)" = "$N0" ] || fail "the follower's stream ended: $N0 requests to /endpoints before the restart, $(ended) after"
+pass "the follower follows the restart on its stream: generation 2, ready, same file as the head"
+wait "$CURL" || fail "curl of the stream: exit $?"
+ELAPSED=$(( $(now_ms) - START_MS ))
+tr -d '\r' <"$T/stream.hdr" | grep -qi '^content-type: text/event-stream' || fail "stream content type: $(cat "$T/stream.hdr")"
+# the events as the standard reads them: ids in order, the last one's data
+awk -v last="$T/stream.last" '/^id: / { id = substr($0, 5) } /^data: / { d = d substr($0, 7) "\n" }
+    /^$/ { if (d != "") { print id; l = substr(d, 1, length(d) - 1) } d = "" } END { printf "%s", l >last }' \
+    "$T/stream.out" >"$T/stream.ids"
+[ "$(head -1 "$T/stream.ids")" = 1-ready ] && [ "$(tail -1 "$T/stream.ids")" = 2-ready ] &&
+    grep -qx 1-not-ready "$T/stream.ids" || fail "stream events: $(tr '\n' ' ' <"$T/stream.ids")"
+cmp -s "$T/stream.last" "$T/h/endpoints.json" || fail "the last event is not the head's endpoints.json"
+[ "$ELAPSED" -ge 4000 ] || fail "the stream ended after $ELAPSED ms, before its timeout_ms"
+pass "GET /endpoints?stream=1: text/event-stream, one event per change ($(tr '\n' ' ' <"$T/stream.ids")), the last one the head's file, ended at timeout_ms"
 
 # The head sidecar disappears: after a few failed polls the follower stops claiming ready.
 kill_quiet "$SC_PID"

@@ -85,6 +85,22 @@ wait_for 15 is true "$TESTKIT" json-get "$T/fol/endpoints.json" ready || fail "n
 [ "$(disk_gen)" = 9 ] || fail "generation $(disk_gen)"
 pass "a run_dir that cannot be written: $N requests in 3 s, logged $L time(s); written once it can be"
 
+# The same head as an event stream that ends at once: the same backoff, and a bad event is not written.
+touch "$H/stream"
+: >"$H/requests"
+wait_for 10 grep_q "$SC_OUT" "ended its event stream at once without a change" || fail "a stream ending at once was not logged"
+N=$(rate)
+[ "$N" -le 15 ] || fail "$N requests in 3 s to a head whose stream ends at once"
+sed -i 's/"generation": 9,/"generation": 10,/; s/"127.0.0.1:50051"/"not a host port"/' "$H/body"
+: >"$H/requests"
+wait_for 15 is 2 requests || fail "no stream with the bad event"
+[ "$(disk_gen)" = 9 ] || fail "wrote a bad event: generation $(disk_gen)"
+grep -q 'unusable answer, not written: master.rpc' "$SC_OUT" || fail "the bad event's reason: $(grep follow: "$SC_OUT" | tail -1)"
+body 11 true bbbb
+wait_for 15 is 11 disk_gen || fail "generation 11 not mirrored from a stream"
+rm -f "$H/stream"
+pass "a head whose event stream ends at once: $N requests in 3 s (backoff); a bad event not written; a good one is"
+
 # A head of another job (job.id differs): nothing written, and the log says why.
 sed -i 's/"job_id": "test"/"job_id": "other"/' "$H/body"
 follower_config oj "$HP"
