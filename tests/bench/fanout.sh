@@ -5,7 +5,9 @@
 # sidecars' own logs ("renamed at"), against the head's publish. Prints p50/p99/max of
 # publish -> follower rename for the not-ready and the next ready generation, the head's CPU per
 # publish (the not-ready one: the restart backoff keeps the new master's start out of it), its idle
-# CPU with N followers held, its RSS and memory per held follower, beside one loopback round trip.
+# CPU with N followers held, its RSS and memory per held follower, beside one loopback round trip
+# and the floor of this machine (testkit fanout-floor: N minimal processes doing only a follower's
+# wake and rename), from the same run.
 # Usage: tests/bench/fanout.sh [N ...]    (default: 64 256 1024; KILLS=3, IDLE_S=10; PERF=FILE records
 #        the head's not-ready publishes with perf into FILE.N.KILL)
 set -uo pipefail
@@ -65,20 +67,21 @@ JSON
 	FPORTS=$(for i in 1 2 3 4 5 6 7 8; do sed -n 's/.*admin: listening on 127.0.0.1 port \([0-9]*\).*/\1/p' "$D/f$i.out"; done)
 	for k in $(seq "$KILLS"); do
 		G=$("$TESTKIT" json-get "$T/h$N/endpoints.json" generation)
-		all() { [ "$(grep -l "endpoints: generation $1" "$D"/f*.out | wc -l)" -ge "$N" ]; }
+		# (one process reads the logs as they grow: a shell loop's forks would take CPU from the sidecars it times)
+		all() { "$TESTKIT" wait-logs 30 "endpoints: generation $1" "$D"/f*.out; }
 		fcpu_sum() { local p s=0; for p in $FPORTS; do s=$(echo "$s + $(curl -s "http://127.0.0.1:$p/metrics" | awk '/^process_cpu_seconds_total / { print $2 * 1000 }')" | bc -l); done; echo "$s"; }
 		F0=$(fcpu_sum)
 		C0=$(cpu_ms)
-		[ -n "${PERF:-}" ] && { if [ -n "${PERF_ALL:-}" ]; then WHO="-p $(IFS=,; echo "${PIDS[*]:0:64}")"; else WHO="-p $HEAD"; fi; perf record -q -g -e cpu-clock -F 20000 $WHO -o "${PERF}.$N.$k" 2>/dev/null & PERFP=$!; sleep 0.5; }
+		[ -n "${PERF:-}" ] && { if [ -n "${PERF_ALL:-}" ]; then WHO="-p $(IFS=,; echo "${PIDS[*]:0:64}")"; else WHO="-p $HEAD"; fi; [ -n "${PERF_SYS:-}" ] && WHO=-a; perf record -q -g -e cpu-clock -F 20000 $WHO -o "${PERF}.$N.$k" 2>/dev/null & PERFP=$!; sleep 0.5; }
 		kill -KILL "$(master_pid "h$N")"
-		wait_slowly 30 all "$G not ready" || fail "N=$N kill $k: not every follower wrote generation $G not ready"
+		all "$G not ready" || fail "N=$N kill $k: not every follower wrote generation $G not ready"
 		C1=$(cpu_ms)
 		F1=$(fcpu_sum)
 		[ -n "${PERF:-}" ] && { kill -INT "$PERFP"; wait "$PERFP"; }
 		echo "$C1 - $C0" | bc -l >>"$D/cpu"
 		B0=$(fcpu_sum); B1=$(fcpu_sum)	# what reading the counters costs them
 		echo "($F1 - $F0 - ($B1 - $B0)) * 1000 / $(echo $FPORTS | wc -w)" | bc -l >>"$D/fcpu"
-		wait_slowly 30 all "$((G + 1)) ready" || fail "N=$N kill $k: not every follower wrote generation $((G + 1))"
+		all "$((G + 1)) ready" || fail "N=$N kill $k: not every follower wrote generation $((G + 1))"
 		for w in "$G not ready:lat-nr" "$((G + 1)) ready:lat-r"; do
 			H=$(renamed "$HOUT" "${w%:*}")
 			for f in "$D"/f*.out; do
@@ -89,12 +92,18 @@ JSON
 	printf 'N=%-5d publish -> rename, not ready: p50 %s ms, p99 %s ms, max %s ms; ready: p50 %s, p99 %s, max %s ms (%d followers x %d kills)\n' \
 	    "$N" "$(pct 50 <"$D/lat-nr")" "$(pct 99 <"$D/lat-nr")" "$(pct 100 <"$D/lat-nr")" "$(pct 50 <"$D/lat-r")" \
 	    "$(pct 99 <"$D/lat-r")" "$(pct 100 <"$D/lat-r")" "$N" "$KILLS"
-	printf '        a follower: CPU per not-ready publish (its answer, the write, its next poll) %.0f us (8 of them, their process_cpu_seconds_total)\n' "$(pct 50 <"$D/fcpu")"
-	printf '        head: CPU per publish (not ready, %d long-polls answered) %s ms [%s-%s]; idle with %d held %s %% of a core; RSS %.1f MiB (%.1f before the followers: %.1f KiB per held follower)\n' \
+	printf '        a follower: CPU per not-ready publish (the event on its stream, the files written) %.0f us (8 of them, their process_cpu_seconds_total)\n' "$(pct 50 <"$D/fcpu")"
+	printf '        head: CPU per publish (not ready, an event on each of %d streams) %s ms [%s-%s]; idle with %d held %s %% of a core; RSS %.1f MiB (%.1f before the followers: %.1f KiB per held follower)\n' \
 	    "$N" "$(pct 50 <"$D/cpu")" "$(pct 0 <"$D/cpu")" "$(pct 100 <"$D/cpu")" "$N" "$IDLE" "$(echo "$RSS1 / 1024" | bc -l)" \
 	    "$(echo "$RSS0 / 1024" | bc -l)" "$(echo "($RSS1 - $RSS0) / $N" | bc -l)"
 	kill -KILL "${PIDS[@]}" "$HEAD" 2>/dev/null
 	wait "${PIDS[@]}" "$HEAD" 2>/dev/null
+	# the floor of this machine from the same run, with the followers gone: N small processes that
+	# do only what a follower must (woken by a loopback write, a file written and renamed)
+	mkdir -p "$D/floor"
+	read -r F50 F99 FMAX <<<"$("$TESTKIT" fanout-floor "$N" "$KILLS" "$D/floor")"
+	printf '        floor: %d processes of the test kit woken by one writer, each writing and renaming a file: p50 %s ms, p99 %s ms, max %s ms\n' \
+	    "$N" "$F50" "$F99" "$FMAX"
 	SIDECARS=()
 	rm -rf "$D/run"
 done

@@ -795,9 +795,141 @@ ep(const char *file)
 	return 0;
 }
 
+/* fanout-floor N ROUNDS DIR: the least a fan-out can cost on this machine, for tests/bench/fanout.sh
+ * to print beside the sidecars' figures. N processes of this small program each wait in read() on a
+ * loopback connection of one writer; at each round the writer sends every one of them 512 bytes,
+ * and each, woken, writes them to its own file in DIR the way a follower writes endpoints.json
+ * (a new file, fsync, rename, fsync of the directory) and reports when its rename was done. Prints
+ * the p50, p99 and max of send-start -> rename over all rounds, in ms. */
+static int
+fanout_floor(int n, int rounds, const char *dir)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof a;
+	int l = socket(AF_INET, SOCK_STREAM, 0), pfd[2], *s = calloc((size_t)n, sizeof *s), one = 1;
+	long long *lat = calloc((size_t)n * (size_t)rounds, sizeof *lat);
+	pid_t *pid = calloc((size_t)n, sizeof *pid);
+	char msg[512];
+	memset(msg, 'x', sizeof msg);
+	if (s == NULL || lat == NULL || pid == NULL || pipe(pfd) != 0 || bind(l, (struct sockaddr *)&a, sizeof a) != 0 ||
+	    listen(l, 4096) != 0 || getsockname(l, (struct sockaddr *)&a, &al) != 0) {
+		perror("fanout-floor");
+		return 1;
+	}
+	for (int i = 0; i < n; i++) {
+		if ((pid[i] = fork()) == 0) {
+			char tmp[4096], path[4096], buf[4096];
+			int c = socket(AF_INET, SOCK_STREAM, 0);
+			ssize_t got;
+			close(l);
+			close(pfd[0]);
+			snprintf(tmp, sizeof tmp, "%s/floor%d.tmp", dir, i);
+			snprintf(path, sizeof path, "%s/floor%d", dir, i);
+			if (connect(c, (struct sockaddr *)&a, sizeof a) != 0)
+				_exit(1);
+			while ((got = read(c, buf, sizeof buf)) > 0) {
+				int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), d;
+				long long t;
+				if (fd < 0 || write(fd, buf, (size_t)got) != got || fsync(fd) != 0 || close(fd) != 0 ||
+				    rename(tmp, path) != 0 || (d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+					_exit(1);
+				fsync(d);
+				close(d);
+				t = now_ns();
+				if (write(pfd[1], &t, sizeof t) != sizeof t)
+					_exit(1);
+			}
+			_exit(0);
+		}
+		if (pid[i] < 0 || (s[i] = accept(l, NULL, NULL)) < 0) {
+			perror("fanout-floor");
+			return 1;
+		}
+		setsockopt(s[i], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	}
+	close(pfd[1]);
+	for (int r = 0; r < rounds; r++) {
+		long long t0;
+		poll(NULL, 0, 300);
+		t0 = now_ns();
+		for (int i = 0; i < n; i++)
+			if (write(s[i], msg, sizeof msg) != (ssize_t)sizeof msg) {
+				perror("fanout-floor: write");
+				return 1;
+			}
+		for (int i = 0; i < n; i++) {
+			long long t;
+			if (read(pfd[0], &t, sizeof t) != sizeof t) {
+				fprintf(stderr, "fanout-floor: a process did not write its file\n");
+				return 1;
+			}
+			lat[(size_t)r * (size_t)n + (size_t)i] = t - t0;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		close(s[i]);
+	for (int i = 0; i < n; i++)
+		waitpid(pid[i], NULL, 0);
+	n *= rounds;
+	qsort(lat, (size_t)n, sizeof *lat, cmp_ll);
+	printf("%.1f %.1f %.1f\n", lat[n / 2] / 1e6, lat[(size_t)n * 99 / 100] / 1e6, lat[n - 1] / 1e6);
+	free(s);
+	free(lat);
+	free(pid);
+	return 0;
+}
+
+/* wait-logs SECONDS PATTERN FILE...: until every FILE holds PATTERN, reading only what each one
+ * gained since the last look (every 100 ms), in this one process: a benchmark's wait for a thousand
+ * logs then costs the machine it measures almost nothing (a shell loop forks at every look). Exit 0,
+ * or 1 after SECONDS, saying how many did. */
+static int
+wait_logs(int secs, const char *pat, char **files, int n)
+{
+	size_t plen = strlen(pat);
+	off_t *off = calloc((size_t)n, sizeof *off);
+	char *seen = calloc((size_t)n, 1), buf[65536];
+	long long deadline = now_ns() + (long long)secs * 1000000000LL;
+	int left = n;
+	if (off == NULL || seen == NULL || plen == 0 || plen > sizeof buf / 2)
+		return 2;
+	for (;;) {
+		for (int i = 0; i < n; i++) {
+			int fd;
+			ssize_t got;
+			if (seen[i] || (fd = open(files[i], O_RDONLY | O_CLOEXEC)) < 0)
+				continue;
+			/* from plen - 1 bytes before where the last look ended: a match across two looks */
+			while ((got = pread(fd, buf, sizeof buf, off[i])) > 0) {
+				if (memmem(buf, (size_t)got, pat, plen) != NULL) {
+					seen[i] = 1;
+					left--;
+					break;
+				}
+				off[i] += got >= (ssize_t)plen ? got - (ssize_t)plen + 1 : 0;
+				if (got < (ssize_t)sizeof buf)
+					break;
+			}
+			close(fd);
+		}
+		if (left == 0 || now_ns() >= deadline)
+			break;
+		poll(NULL, 0, 100);
+	}
+	free(off);
+	free(seen);
+	if (left > 0)
+		fprintf(stderr, "wait-logs: %d of %d files hold \"%s\"\n", n - left, n, pat);
+	return left > 0;
+}
+
 int
 main(int argc, char **argv)
 {
+	if (argc >= 5 && strcmp(argv[1], "fanout-floor") == 0)
+		return atoi(argv[2]) > 0 && atoi(argv[3]) > 0 ? fanout_floor(atoi(argv[2]), atoi(argv[3]), argv[4]) : 2;
+	if (argc >= 5 && strcmp(argv[1], "wait-logs") == 0)
+		return wait_logs(atoi(argv[2]), argv[3], argv + 4, argc - 4);
 	if (argc >= 3 && strcmp(argv[1], "freeports") == 0)
 		return freeports(atoi(argv[2]));
 	if (argc >= 3 && strcmp(argv[1], "hold") == 0)
@@ -846,6 +978,6 @@ main(int argc, char **argv)
 		}
 		return printf("%lld\n", t) < 0;
 	}
-	fprintf(stderr, "usage: testkit freeports N | hold PORT [ADDR] | health-server PORT CONTROL | notify-recv PATH | now | alive PID | kill SIG PID | flood PORT PATH N MS | read-endpoints DIR N | watch-endpoints DIR | json-get FILE PATH | conns PORT N MODE SEC [SRC,...] | raw PORT FILE | token-timing N | bcrypt COST PASSWORD\n");
+	fprintf(stderr, "usage: testkit freeports N | hold PORT [ADDR] | health-server PORT CONTROL | notify-recv PATH | now | alive PID | kill SIG PID | flood PORT PATH N MS | read-endpoints DIR N | watch-endpoints DIR | json-get FILE PATH | conns PORT N MODE SEC [SRC,...] | raw PORT FILE | token-timing N | bcrypt COST PASSWORD | wait-logs SECONDS PATTERN FILE... | fanout-floor N ROUNDS DIR\n");
 	return 2;
 }
