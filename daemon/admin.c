@@ -32,6 +32,7 @@
 
 #define ADMIN_MEMORY_LIMIT	8192	/* request line and headers */
 #define ADMIN_IDLE_TIMEOUT_S	10
+#define ADMIN_STREAM_BLOCK	4096	/* a stream's buffer, per held stream: an endpoints.json event is under 1 KB; a larger one goes out in pieces */
 /* admin.busy_poll_us polls only while at most this many admin connections are open: with more
  * (clients in parallel) the loop seldom sleeps anyway, and polling would take the CPU from them and
  * from the master. */
@@ -860,7 +861,7 @@ stream_start(struct request *r, const char *url, const char *since, enum MHD_Res
 	evtimer_add(r->wait_ev, &tv);
 	held_add(&a->streams, r);
 	watch(r);
-	m = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, stream_read, r, NULL);
+	m = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, ADMIN_STREAM_BLOCK, stream_read, r, NULL);
 	MHD_add_response_header(m, MHD_HTTP_HEADER_CONTENT_TYPE, SSE_CTYPE);
 	MHD_add_response_header(m, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	*ret = MHD_queue_response(r->conn, MHD_HTTP_OK, m);
