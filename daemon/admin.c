@@ -32,6 +32,8 @@
 
 #define ADMIN_MEMORY_LIMIT	8192	/* request line and headers */
 #define ADMIN_IDLE_TIMEOUT_S	10
+#define ADMIN_STREAM_MAX_MS	3600000	/* ?timeout_ms= of a stream, at most (a long-poll: 60000) */
+#define ADMIN_STREAM_HEARD_MS	10000	/* each open stream's query told to the source again this often */
 #define ADMIN_STREAM_BLOCK	4096	/* a stream's buffer, per held stream: an endpoints.json event is under 1 KB; a larger one goes out in pieces */
 /* admin.busy_poll_us polls only while at most this many admin connections are open: with more
  * (clients in parallel) the loop seldom sleeps anyway, and polling would take the CPU from them and
@@ -84,6 +86,7 @@ struct admin {
 	struct event		*timer;
 	double			timer_at;	/* when it fires, on mono_now(), while pending */
 	struct event		*kick;		/* one MHD_run after all resumes of a loop pass */
+	struct event		*heard_ev;	/* heard_cb, while streams are open */
 	int			 closing;	/* admin_free: nothing is suspended any more */
 	struct basic		*basic;		/* admin.auth.basic_auth_users, or NULL */
 	int			 lfd;		/* the listening socket: accepted here, handed to MHD */
@@ -283,6 +286,8 @@ watch(struct request *r)
 		return;
 	r->eof_ev = event_new(r->a->p.base, ci->connect_fd, EV_READ | EV_PERSIST, eof_cb, r);
 	event_add(r->eof_ev, NULL);
+	if (r->stream)	/* held for minutes: a client whose machine vanished ends it within 25 s */
+		httpc_keepalive_fd(ci->connect_fd);
 }
 
 static void
@@ -816,6 +821,21 @@ tell(struct request *r, const char *url)
 
 static enum MHD_Result busy_answer(struct request *);
 
+/* An open stream is a client still there: its query is told again every ADMIN_STREAM_HEARD_MS, as
+ * if it had asked again (a stream lasts minutes; what the source keeps of a client may expire
+ * sooner). One timer for all of them, running while any is open. */
+static void
+heard_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct admin *a = arg;
+	struct timeval tv = ms_tv(ADMIN_STREAM_HEARD_MS);
+	if (a->streams == NULL)
+		return;
+	for (struct request *r = a->streams; r != NULL; r = r->next)
+		tell(r, r->path);
+	evtimer_add(a->heard_ev, &tv);
+}
+
 /* ?stream=1 on a route with an ETag: answered 200 with an event stream, an event for the answer now
  * unless it is what ?since= names, then one per change until ?timeout_ms= (or the client leaves,
  * or the route stops answering 200). 1 when r is not such a request, for the caller to answer. */
@@ -856,10 +876,14 @@ stream_start(struct request *r, const char *url, const char *since, enum MHD_Res
 	r->code = MHD_HTTP_OK;
 	r->stream = 1;
 	r->pending = first;
-	tv = ms_tv(query_ms(own_arg(r, "timeout_ms", tbuf, sizeof tbuf), 25000, 60000));
+	tv = ms_tv(query_ms(own_arg(r, "timeout_ms", tbuf, sizeof tbuf), 25000, ADMIN_STREAM_MAX_MS));
 	r->wait_ev = evtimer_new(a->p.base, wait_cb, r);
 	evtimer_add(r->wait_ev, &tv);
 	held_add(&a->streams, r);
+	if (!evtimer_pending(a->heard_ev, NULL)) {
+		struct timeval hv = ms_tv(ADMIN_STREAM_HEARD_MS);
+		evtimer_add(a->heard_ev, &hv);
+	}
 	watch(r);
 	m = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, ADMIN_STREAM_BLOCK, stream_read, r, NULL);
 	MHD_add_response_header(m, MHD_HTTP_HEADER_CONTENT_TYPE, SSE_CTYPE);
@@ -1383,12 +1407,14 @@ admin_new(const struct admin_params *p, char *err, size_t errlen)
 	}
 	a->timer = evtimer_new(p->base, io_cb, a);
 	a->kick = event_new(p->base, -1, 0, io_cb, a);
+	a->heard_ev = evtimer_new(p->base, heard_cb, a);
 	a->basic = basic_new(p->base, &p->cfg->admin.basic_users);
 	if (mhd_start(a, p->tls) != 0) {
 		snprintf(err, errlen, "cannot start the admin server on %s (admin.listen)", p->cfg->admin.listen);
 		basic_free(a->basic);
 		event_free(a->timer);
 		event_free(a->kick);
+		event_free(a->heard_ev);
 		close(a->lfd);
 		free(a);
 		return NULL;
@@ -1440,6 +1466,7 @@ admin_free(struct admin *a)
 	basic_free(a->basic);
 	event_free(a->timer);
 	event_free(a->kick);
+	event_free(a->heard_ev);
 	event_free(a->accept_ev);
 	event_free(a->accept_pause);
 	close(a->lfd);

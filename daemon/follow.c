@@ -259,13 +259,13 @@ poll_head(struct follow *f)
 	struct buf path = { 0 };
 	httpc_cancel(f->req);	/* a stream (or poll) replaced by one with news */
 	f->streaming = f->news = f->reopen = 0;
-	buf_printf(&path, "/endpoints?stream=1&since=%s&timeout_ms=%d&node=", f->etag, FOLLOW_HOLD_MS);
+	buf_printf(&path, "/endpoints?stream=1&since=%s&timeout_ms=%d&node=", f->etag, FOLLOW_STREAM_MS);
 	query_escape(&path, f->node);
 	if (f->sd != NULL) {
 		buf_puts(&path, "&sd=");
 		query_escape(&path, f->sd);
 	}
-	f->req = httpc_watch(f->head, path.p, FOLLOW_HOLD_MS + 5000, streamed, answered, f);
+	f->req = httpc_watch(f->head, path.p, FOLLOW_STREAM_MS + 5000, streamed, answered, f);
 	buf_free(&path);
 }
 
@@ -294,6 +294,7 @@ follow_new(const struct peers *p, struct endpoints *files, void (*changed)(void 
 		free(f);
 		return NULL;
 	}
+	httpc_set_keepalive(f->head);
 	f->files = files;
 	f->job_id = c->job.id;
 	f->node = c->job.node;

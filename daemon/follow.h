@@ -20,6 +20,11 @@ int		 follow_lost(const struct follow *);
 /* What runs on this node (common/sdreport.h), told to the head with each poll; a change is told at
  * once (a held poll is asked again). */
 void		 follow_report(struct follow *, const char *);
-/* How long the head may hold a follower's poll: one comes at least this often while it lives. */
+/* How long the head may hold a follower's poll (of a head that does not stream): one comes at least
+ * this often while it lives. */
 #define FOLLOW_HOLD_MS	25000
+/* How long a follower's stream lasts before it asks again: minutes, since asking is what an idle
+ * follower costs the head; TCP keepalive (httpc.h) notices a head or a follower that vanished
+ * within 25 s meanwhile, and the head tells itself every 10 s that a stream's node is there. */
+#define FOLLOW_STREAM_MS 300000
 #endif

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <unistd.h>
 #include <gnutls/gnutls.h>
 #include "buf.h"
@@ -74,6 +76,7 @@ struct httpc {
 	char			*auth;		/* an Authorization header line, or NULL */
 	void			*cred;		/* https: gnutls credentials (the caller's), or NULL */
 	char			*tls_name;	/* the name the certificate must carry */
+	int			 keepalive;	/* httpc_set_keepalive */
 };
 
 static void dispatch(struct httpc *);
@@ -602,6 +605,25 @@ conn_send(struct conn *c)
 
 /* Open c to the target's address ai, or the ones after it when a connect fails at once. Returns 0
  * (connecting or connected), or -1 with errno set. */
+void
+httpc_keepalive_fd(int fd)
+{
+	int on = 1, idle = HTTPC_KEEPALIVE_IDLE_S, intvl = HTTPC_KEEPALIVE_INTVL_S, cnt = HTTPC_KEEPALIVE_CNT;
+	unsigned user = (unsigned)(idle + intvl * cnt) * 1000;
+	/* best effort: a socket without them only notices a vanished peer later */
+	(void)setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user, sizeof user);
+}
+
+void
+httpc_set_keepalive(struct httpc *p)
+{
+	p->keepalive = 1;
+}
+
 static int
 conn_open(struct conn *c, int ai)
 {
@@ -620,6 +642,8 @@ conn_open(struct conn *c, int ai)
 			continue;
 		}
 		c->ai = ai;
+		if (p->keepalive)
+			httpc_keepalive_fd(c->fd);
 		if (connect(c->fd, sa, p->t.addrlen[ai]) == 0 || errno == EINPROGRESS) {
 			/* connected or not, write_cb learns the result from SO_ERROR */
 			c->state = C_CONNECTING;

@@ -71,6 +71,15 @@ struct httpc_req *httpc_get(struct httpc *, const char *, long, httpc_cb, void *
  * status and content type); it returns how many of those bytes it used, which are dropped (the
  * pool's cap counts the rest). cb then gets whatever was left when the answer ends. data must not
  * cancel the request. */
+/* TCP keepalive on a socket: a peer that vanished (its machine gone, no FIN) is noticed after
+ * HTTPC_KEEPALIVE_IDLE_S of silence and HTTPC_KEEPALIVE_CNT unanswered probes HTTPC_KEEPALIVE_INTVL_S
+ * apart (25 s), as is data it never acknowledges; the kernel sends and answers the probes, so an idle
+ * connection costs the loop nothing. httpc_set_keepalive: on every connection of the pool. */
+#define HTTPC_KEEPALIVE_IDLE_S	10
+#define HTTPC_KEEPALIVE_INTVL_S	5
+#define HTTPC_KEEPALIVE_CNT	3
+void	httpc_keepalive_fd(int);
+void	httpc_set_keepalive(struct httpc *);
 typedef size_t (*httpc_data_cb)(const struct httpc_response *, void *);
 struct httpc_req *httpc_watch(struct httpc *, const char *, long, httpc_data_cb, httpc_cb, void *);
 /* method path with a body of len bytes (Content-Type ctype, or none when NULL): the master's

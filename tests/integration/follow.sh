@@ -46,6 +46,13 @@ pass "head ready: the follower writes the same endpoints.json and store config, 
 hmetric() { curl -s "http://127.0.0.1:$SIDE/metrics" | awk -v k="$1" '$1 == k { print $2 }'; }
 ended() { hmetric 'mooncake_sidecar_http_requests_total{route="/endpoints",code="200"}'; }
 wait_for 5 is 1 hmetric mooncake_sidecar_admin_long_polls || fail "the follower holds no stream: $(hmetric mooncake_sidecar_admin_long_polls)"
+# held for minutes: both ends of it have TCP keepalive on, so that a peer that vanishes is noticed
+if command -v ss >/dev/null; then
+	ss -tnoH state established "( sport = :$SIDE )" >"$T/ss-head"
+	ss -tnoH state established "( dport = :$SIDE )" >"$T/ss-fol"
+	grep -q 'timer:(keepalive' "$T/ss-head" && grep -q 'timer:(keepalive' "$T/ss-fol" ||
+	    fail "the stream's sockets lack keepalive: head $(cat "$T/ss-head"); follower $(cat "$T/ss-fol")"
+fi
 START_MS=$(now_ms)
 curl -sN -D "$T/stream.hdr" "http://127.0.0.1:$SIDE/endpoints?stream=1&timeout_ms=4000" >"$T/stream.out" &
 CURL=$!
