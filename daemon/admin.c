@@ -300,6 +300,14 @@ suspend(struct request *r)
 	 * would cost two epoll_ctl calls per request */
 }
 
+/* A suspended connection goes on, in one MHD_run after every resume of this loop pass. */
+static void
+mhd_resume(struct request *r)
+{
+	MHD_resume_connection(r->conn);
+	event_active(r->a->kick, EV_TIMEOUT, 0);
+}
+
 static void
 resume(struct request *r, int code, struct MHD_Response *resp)
 {
@@ -312,8 +320,7 @@ resume(struct request *r, int code, struct MHD_Response *resp)
 	r->up = NULL;
 	r->code = code;
 	r->resp = resp;
-	MHD_resume_connection(r->conn);
-	event_active(r->a->kick, EV_TIMEOUT, 0);
+	mhd_resume(r);
 }
 
 static void
@@ -574,6 +581,17 @@ held_del(struct request *r)
 	r->a->nwaiters--;
 }
 
+/* A held request is held no longer: out of its list, its deadline and its watch gone. */
+static void
+unhold(struct request *r)
+{
+	held_del(r);
+	unwatch(r);
+	if (r->wait_ev != NULL)
+		event_free(r->wait_ev);
+	r->wait_ev = NULL;
+}
+
 static struct sse_shared *
 sse_shared_new(const struct admin_answer *ans)
 {
@@ -598,8 +616,7 @@ stream_wake(struct request *r)
 	if (!r->parked)
 		return;
 	r->parked = 0;
-	MHD_resume_connection(r->conn);
-	event_active(r->a->kick, EV_TIMEOUT, 0);
+	mhd_resume(r);
 }
 
 /* A stream's time is up, its client left, or its route no longer answers 200: it ends once what it
@@ -607,11 +624,7 @@ stream_wake(struct request *r)
 static void
 stream_end(struct request *r)
 {
-	held_del(r);
-	unwatch(r);
-	if (r->wait_ev != NULL)
-		event_free(r->wait_ev);
-	r->wait_ev = NULL;
+	unhold(r);
 	r->ending = 1;
 	stream_wake(r);
 }
@@ -662,15 +675,11 @@ stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 static void
 wake(struct request *r, struct shared *sh)
 {
-	held_del(r);
-	unwatch(r);
-	event_free(r->wait_ev);
-	r->wait_ev = NULL;
+	unhold(r);
 	r->code = sh->code;
 	r->shared = sh;
 	sh->users++;
-	MHD_resume_connection(r->conn);
-	event_active(r->a->kick, EV_TIMEOUT, 0);
+	mhd_resume(r);
 }
 
 /* A held request whose time is up, or whose client left: answered with what its route says now. */
@@ -746,44 +755,46 @@ changed_for(struct admin *a, struct changed *c, const char *since)
 	return strcmp(since, c->ans.etag) != 0;
 }
 
-/* Each route waited on is asked once, and its answer, rendered once, goes to every request whose tag
- * it changes, in this loop pass: a held long-poll is answered, a stream sent an event. */
+/* The held requests of one list whose route changed: a long-poll is answered, a stream sent an
+ * event (or ended, when its route no longer answers 200: its reader asks again, and hears it). */
+static void
+changed_list(struct admin *a, struct request *list, struct changed *k, size_t *n)
+{
+	struct changed *c;
+	struct request *r, *next;
+	for (r = list; r != NULL; r = next) {
+		next = r->next;
+		if ((c = changed_of(a, k, n, r->path)) == NULL) {
+			expire(r);
+			continue;
+		}
+		if (!changed_for(a, c, r->since))
+			continue;
+		if (!r->stream) {
+			if (c->sh == NULL)
+				c->sh = shared_new(&c->ans);
+			wake(r, c->sh);
+		} else if (c->ans.code != MHD_HTTP_OK)
+			stream_end(r);
+		else {
+			if (c->ev == NULL)
+				c->ev = sse_shared_new(&c->ans);
+			stream_push(r, c->ev, c->ans.etag);
+		}
+	}
+}
+
+/* Each route waited on is asked once, and its answer, rendered once (as a response, as an event),
+ * goes to every request whose tag it changes, in this loop pass. */
 void
 admin_changed(struct admin *a)
 {
-	struct changed k[CHANGED_MAX], *c;
+	struct changed k[CHANGED_MAX];
 	size_t n = 0, i;
-	struct request *r, *next;
 	if (a == NULL)
 		return;
-	for (r = a->waiters; r != NULL; r = next) {
-		next = r->next;
-		if ((c = changed_of(a, k, &n, r->path)) == NULL) {
-			wake_now(r);
-			continue;
-		}
-		if (!changed_for(a, c, r->since))
-			continue;
-		if (c->sh == NULL)
-			c->sh = shared_new(&c->ans);
-		wake(r, c->sh);
-	}
-	for (r = a->streams; r != NULL; r = next) {
-		next = r->next;
-		if ((c = changed_of(a, k, &n, r->path)) == NULL) {
-			stream_end(r);
-			continue;
-		}
-		if (!changed_for(a, c, r->since))
-			continue;
-		if (c->ans.code != MHD_HTTP_OK) {	/* the stream's reader asks again, and hears it */
-			stream_end(r);
-			continue;
-		}
-		if (c->ev == NULL)
-			c->ev = sse_shared_new(&c->ans);
-		stream_push(r, c->ev, c->ans.etag);
-	}
+	changed_list(a, a->waiters, k, &n);
+	changed_list(a, a->streams, k, &n);
 	for (i = 0; i < n; i++) {
 		if (k[i].asked)
 			free(k[i].ans.body);
@@ -821,6 +832,32 @@ tell(struct request *r, const char *url)
 
 static enum MHD_Result busy_answer(struct request *);
 
+/* ans, answered now; its body freed. */
+static enum MHD_Result
+answer_now(struct request *r, struct admin_answer *ans)
+{
+	struct MHD_Response *m = answer_response(ans);
+	enum MHD_Result ret;
+	r->code = ans->code;
+	ret = MHD_queue_response(r->conn, (unsigned)ans->code, m);
+	MHD_destroy_response(m);
+	free(ans->body);
+	return ret;
+}
+
+/* r held on list until ?timeout_ms= (25 s unless given, at most max_ms), a change, or its client
+ * leaving (watched). */
+static void
+hold(struct request *r, struct request **list, long max_ms)
+{
+	char tbuf[24];
+	struct timeval tv = ms_tv(query_ms(own_arg(r, "timeout_ms", tbuf, sizeof tbuf), 25000, max_ms));
+	r->wait_ev = evtimer_new(r->a->p.base, wait_cb, r);
+	evtimer_add(r->wait_ev, &tv);
+	held_add(list, r);
+	watch(r);
+}
+
 /* An open stream is a client still there: its query is told again every ADMIN_STREAM_HEARD_MS, as
  * if it had asked again (a stream lasts minutes; what the source keeps of a client may expire
  * sooner). One timer for all of them, running while any is open. */
@@ -846,8 +883,7 @@ stream_start(struct request *r, const char *url, const char *since, enum MHD_Res
 	struct admin_answer ans;
 	struct MHD_Response *m;
 	struct sse_shared *first = NULL;
-	struct timeval tv;
-	char tag[40], sbuf[8], tbuf[24];
+	char tag[40], sbuf[8];
 	const char *v = own_arg(r, "stream", sbuf, sizeof sbuf);
 	if (v == NULL || strcmp(v, "1") != 0 || a->p.source.tag(a->p.source.arg, url, tag, sizeof tag) != 0)
 		return 1;
@@ -859,12 +895,8 @@ stream_start(struct request *r, const char *url, const char *since, enum MHD_Res
 		if (ask(a, url, &ans) != 0)
 			return 1;
 		if (ans.code != MHD_HTTP_OK) {	/* nothing to stream yet: answered as it is */
-			m = answer_response(&ans);
 			r->route = r->path;
-			r->code = ans.code;
-			*ret = MHD_queue_response(r->conn, (unsigned)ans.code, m);
-			MHD_destroy_response(m);
-			free(ans.body);
+			*ret = answer_now(r, &ans);
 			return 0;
 		}
 		first = sse_shared_new(&ans);
@@ -876,15 +908,11 @@ stream_start(struct request *r, const char *url, const char *since, enum MHD_Res
 	r->code = MHD_HTTP_OK;
 	r->stream = 1;
 	r->pending = first;
-	tv = ms_tv(query_ms(own_arg(r, "timeout_ms", tbuf, sizeof tbuf), 25000, ADMIN_STREAM_MAX_MS));
-	r->wait_ev = evtimer_new(a->p.base, wait_cb, r);
-	evtimer_add(r->wait_ev, &tv);
-	held_add(&a->streams, r);
+	hold(r, &a->streams, ADMIN_STREAM_MAX_MS);
 	if (!evtimer_pending(a->heard_ev, NULL)) {
 		struct timeval hv = ms_tv(ADMIN_STREAM_HEARD_MS);
 		evtimer_add(a->heard_ev, &hv);
 	}
-	watch(r);
 	m = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, ADMIN_STREAM_BLOCK, stream_read, r, NULL);
 	MHD_add_response_header(m, MHD_HTTP_HEADER_CONTENT_TYPE, SSE_CTYPE);
 	MHD_add_response_header(m, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
@@ -908,8 +936,8 @@ own_route(struct request *r, const char *url)
 {
 	struct admin *a = r->a;
 	struct admin_answer ans;
-	char sbuf[64], tbuf[24], tag[40];
-	const char *since = own_arg(r, "since", sbuf, sizeof sbuf), *tmo;
+	char sbuf[64], tag[40];
+	const char *since = own_arg(r, "since", sbuf, sizeof sbuf);
 	enum MHD_Result ret;
 	tell(r, url);
 	if (stream_start(r, url, since, &ret) == 0)
@@ -917,7 +945,7 @@ own_route(struct request *r, const char *url)
 	/* a long-poll for what is already known is held without an answer being made */
 	if (since != NULL && a->p.source.tag(a->p.source.arg, url, tag, sizeof tag) == 0 && strcmp(since, tag) == 0) {
 		r->route = r->path;
-		goto hold;
+		goto held;
 	}
 	if (ask(a, url, &ans) != 0) {
 		json_t *o = json_pack("{s:s, s:s}", "error", "not found", "path", url);
@@ -931,28 +959,15 @@ own_route(struct request *r, const char *url)
 	r->route = r->path;
 	if (since != NULL && ans.etag[0] != '\0' && strcmp(since, ans.etag) == 0) {
 		free(ans.body);
-hold:;
-		struct timeval tv;
-		tmo = own_arg(r, "timeout_ms", tbuf, sizeof tbuf);
-		tv = ms_tv(query_ms(tmo, 25000, 60000));
+held:
 		if (a->nwaiters >= a->p.cfg->admin.max_waiters)
 			return busy_answer(r);
 		snprintf(r->since, sizeof r->since, "%s", since);
 		MHD_suspend_connection(r->conn);
-		r->wait_ev = evtimer_new(a->p.base, wait_cb, r);
-		evtimer_add(r->wait_ev, &tv);
-		held_add(&a->waiters, r);
-		watch(r);
+		hold(r, &a->waiters, 60000);
 		return MHD_YES;
 	}
-	{
-		struct MHD_Response *m = answer_response(&ans);
-		r->code = ans.code;
-		ret = MHD_queue_response(r->conn, (unsigned)ans.code, m);
-		MHD_destroy_response(m);
-	}
-	free(ans.body);
-	return ret;
+	return answer_now(r, &ans);
 }
 
 /* A request to pass on to the master: url with the query exactly as the client sent it. NULL when
@@ -1179,12 +1194,9 @@ completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_Reque
 	basic_cancel(r->auth_req);
 	httpc_cancel(r->up);
 	flight_leave(r);
-	unwatch(r);
-	held_del(r);
+	unhold(r);
 	sse_shared_drop(r->cur);
 	sse_shared_drop(r->pending);
-	if (r->wait_ev != NULL)
-		event_free(r->wait_ev);
 	if (r->resp != NULL)
 		MHD_destroy_response(r->resp);
 	shared_drop(r->shared);
