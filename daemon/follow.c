@@ -28,8 +28,7 @@ struct follow {
 	void			*arg;
 	struct httpc		*head;
 	struct httpc_req	*req;		/* the poll or stream open to the head */
-	int			 streaming;	/* it answered with an event stream */
-	int			 news;		/* and a document on it changed the files */
+	int			 news;		/* a document streamed on it changed the files */
 	int			 reopen;	/* the stream is to be asked again with a new report */
 	struct sse_event	 ev;
 	struct event		*retry;
@@ -204,10 +203,7 @@ streamed(const struct httpc_response *pr, void *arg)
 	struct follow *f = arg;
 	if (!is_stream(pr))
 		return 0;	/* any other answer is read whole */
-	if (!f->streaming) {
-		f->streaming = 1;
-		f->busy_logged = 0;
-	}
+	f->busy_logged = 0;	/* a head that streams is not busy */
 	return events(f, pr->body, pr->len);
 }
 
@@ -218,7 +214,6 @@ answered(const struct httpc_response *pr, void *arg)
 	char why[600];
 
 	f->req = NULL;
-	f->streaming = 0;
 	if (pr->outcome != HTTPC_OK) {
 		problem(f, pr->detail, 1);
 		return;
@@ -258,7 +253,7 @@ poll_head(struct follow *f)
 {
 	struct buf path = { 0 };
 	httpc_cancel(f->req);	/* a stream (or poll) replaced by one with news */
-	f->streaming = f->news = f->reopen = 0;
+	f->news = f->reopen = 0;
 	buf_printf(&path, "/endpoints?stream=1&since=%s&timeout_ms=%d&node=", f->etag, FOLLOW_STREAM_MS);
 	query_escape(&path, f->node);
 	if (f->sd != NULL) {
