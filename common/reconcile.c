@@ -34,8 +34,9 @@ decide_publish(const struct rc_state *s, struct rc_actions *a)
 }
 
 /* Stop order: this node's segments drained (workers.drain_on_stop; a second signal skips it), the
- * workers (both at once on a second signal), then the master, then whatever escaped; each only once
- * per level. */
+ * workers (both at once on a second signal), then the master, then whatever escaped, the last step
+ * before the exit, once a follower's head has heard that this node stops (unless a second signal
+ * came); each only once per level. */
 static void
 decide_stop(const struct rc_state *s, struct rc_actions *a)
 {
@@ -52,7 +53,7 @@ decide_stop(const struct rc_state *s, struct rc_actions *a)
 	    (s->stop_now || s->workers_running == 0))
 		a->stop_master = level;
 	master_gone = s->master == RC_MASTER_NONE || !s->master_alive;
-	if (s->workers_running == 0 && master_gone && !s->orphans_signalled)
+	if (s->workers_running == 0 && master_gone && !s->orphans_signalled && (!s->report_pending || s->stop_now))
 		a->signal_orphans = 1;
 }
 

@@ -42,6 +42,7 @@ struct rc_state {
 	int		 ready_sent;		/* READY=1 went out (since the last reload) */
 	int		 node_ready;		/* the readiness rule says so (common/readiness.h) */
 	int		 follow_lost;		/* no master here: the head sidecar stopped answering */
+	int		 report_pending;	/* stopping follower: the head has not heard it stop yet */
 	size_t		 workers;		/* this node's */
 	size_t		 workers_ready;
 	size_t		 workers_running;

@@ -41,6 +41,9 @@ struct follow {
 	const char		*job_id;	/* this node's: the head must serve the same job */
 	const char		*node;		/* this node's name, and what runs here (sdreport), told */
 	char			*sd;		/* to the head in each poll: its /sd covers the job */
+	unsigned		 sd_seq;	/* one more at each change of sd */
+	unsigned		 req_seq;	/* the sd_seq the open request carries */
+	unsigned		 heard_seq;	/* the sd_seq the head last answered */
 	long			 backoff_ms;
 };
 
@@ -197,10 +200,23 @@ events(struct follow *f, const char *body, size_t len)
 	return off;
 }
 
+/* The head answered the request: it heard the report the request carried (it reads a poll's query
+ * before it answers anything). */
+static void
+heard(struct follow *f)
+{
+	if (f->heard_seq == f->req_seq)
+		return;
+	f->heard_seq = f->req_seq;
+	if (f->heard_seq == f->sd_seq)
+		f->changed(f->arg);
+}
+
 static size_t
 streamed(const struct httpc_response *pr, void *arg)
 {
 	struct follow *f = arg;
+	heard(f);
 	if (!is_stream(pr))
 		return 0;	/* any other answer is read whole */
 	f->busy_logged = 0;	/* a head that streams is not busy */
@@ -218,6 +234,7 @@ answered(const struct httpc_response *pr, void *arg)
 		problem(f, pr->detail, 1);
 		return;
 	}
+	heard(f);
 	if (pr->status == 503 && pr->busy) {
 		head_busy(f);
 		return;
@@ -254,6 +271,7 @@ poll_head(struct follow *f)
 	struct buf path = { 0 };
 	httpc_cancel(f->req);	/* a stream (or poll) replaced by one with news */
 	f->news = f->reopen = 0;
+	f->req_seq = f->sd_seq;
 	buf_printf(&path, "/endpoints?stream=1&since=%s&timeout_ms=%d&node=", f->etag, FOLLOW_STREAM_MS);
 	query_escape(&path, f->node);
 	if (f->sd != NULL) {
@@ -264,6 +282,12 @@ poll_head(struct follow *f)
 	buf_free(&path);
 }
 
+int
+follow_told(const struct follow *f)
+{
+	return f->heard_seq == f->sd_seq;
+}
+
 void
 follow_report(struct follow *f, const char *sd)
 {
@@ -271,6 +295,7 @@ follow_report(struct follow *f, const char *sd)
 		return;
 	free(f->sd);
 	f->sd = xstrdup(sd);
+	f->sd_seq++;
 	if (f->req != NULL) {	/* a poll or stream held at the head: asked again with the news, from the loop */
 		f->reopen = 1;
 		schedule(f, 0);

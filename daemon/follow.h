@@ -20,6 +20,12 @@ int		 follow_lost(const struct follow *);
 /* What runs on this node (common/sdreport.h), told to the head with each poll; a change is told at
  * once (a held poll is asked again). */
 void		 follow_report(struct follow *, const char *);
+/* The head has answered a request that carried the last report: it has heard it. */
+int		 follow_told(const struct follow *);
+/* How long a stopping follower waits for the head to hear its last report (nothing here to scrape)
+ * before it exits: a head that answers hears it in milliseconds; one that does not would not hear
+ * it by waiting longer. */
+#define FOLLOW_BYE_MS	1000
 /* How long the head may hold a follower's poll (of a head that does not stream): one comes at least
  * this often while it lives. */
 #define FOLLOW_HOLD_MS	25000

@@ -120,12 +120,27 @@ node_address(struct sidecar *s)
 	log_info("this node (%s) is %s: %s", s->cfg.job.node, s->node_addr.addr, s->node_addr.source);
 }
 
-/* A stop signal is recorded; the reconcile step stops the workers, then the master. */
+static void
+bye_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sidecar *s = arg;
+	(void)fd;
+	(void)what;
+	s->bye_waited = 1;
+	sidecar_changed(s);
+}
+
+/* A stop signal is recorded; the reconcile step stops the workers, then the master. A follower
+ * waits at most FOLLOW_BYE_MS for its head to hear that it stops. */
 static void
 shutdown_begin(struct sidecar *s, int now)
 {
 	if (s->stopping && !now)
 		return;
+	if (!s->stopping && s->follow != NULL) {
+		struct timeval tv = ms_tv(FOLLOW_BYE_MS);
+		event_base_once(s->base, -1, EV_TIMEOUT, bye_cb, s, &tv);
+	}
 	if (!s->stopping)
 		log_notice("shutting down%s", now ? " now" : "");
 	else

@@ -127,6 +127,7 @@ gather(const struct sidecar *s, const struct target *t, struct rc_state *st)
 	if (s->follow != NULL)
 		sd_report(s, &v);
 	view_free(&v);
+	st->report_pending = s->follow != NULL && !follow_told(s->follow) && !s->bye_waited;
 }
 
 static void
@@ -178,6 +179,11 @@ act(struct sidecar *s, const struct target *t, const struct rc_actions *a)
 		s->master_stop_sent = a->stop_master;
 		master_stop(s->master, a->stop_master == 2);
 	}
+	if (a->signal_orphans && s->follow != NULL && follow_told(s->follow))
+		log_info("follow: the head sidecar heard that this node stops: its /sd lists nothing of this node");
+	else if (a->signal_orphans && s->follow != NULL)
+		log_warn("follow: the head sidecar did not hear that this node stops (%s): its /sd lists this "
+		    "node's targets until they expire", follow_state(s->follow));
 	if (a->signal_orphans) {
 		struct timeval tv = { 1, 0 };
 		s->orphans_signalled = 1;

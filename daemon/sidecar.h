@@ -49,6 +49,7 @@ struct sidecar {
 	int			 stopping;
 	int			 ready_sent;
 	int			 orphans_signalled;	/* at stop: escaped processes sent SIGTERM */
+	int			 bye_waited;	/* a follower's stop waited FOLLOW_BYE_MS for its head */
 	char			 ignored_logged[65];	/* signals already logged as ignored (NSIG) */
 	/* on the head: what each other node's sidecar last reported running (its /endpoints poll) */
 	struct sd_peer {

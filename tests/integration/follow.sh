@@ -92,8 +92,10 @@ kill -TERM "$FP"; wait "$FP"; RC=$?
 new_ports
 FSIDE=$("$TESTKIT" freeports 1)
 write_config s '"address": "127.0.0.1"'
+sed -i 's|"nodes": "localhost", "node": "localhost"|"nodes": "head,worker1", "node": "head"|' "$T/s.json"
 sed -e "s|$T/f\"|$T/s\"|; s|127.0.0.1:[0-9]*\" },|127.0.0.1:$SIDE\" },|; s|\"listen\": \"127.0.0.1:[0-9]*\"|\"listen\": \"127.0.0.1:$FSIDE\"|" "$T/f.json" >"$T/fs.json"
 "$SIDECAR" -c "$T/fs.json" >"$T/sidecar-fs.out" 2>&1 &
+FS=$!
 STARTED+=($!)
 SIDECARS+=($!)
 start_sidecar s
@@ -103,4 +105,14 @@ wait_for 5 grep_q "$T/sidecar-fs.out" 'endpoints: generation 1 ready' || fail "s
 read -r _ _ _ PARTIAL _ <"$T/reader.out"
 [ "$PARTIAL" -eq 0 ] && grep -q '"ready": true' "$T/s/endpoints.json" || fail "shared dir: $(cat "$T/reader.out")"
 pass "a run directory shared by head and follower stays whole and consistent"
+
+# A follower stopped (SIGTERM) leaves the head's /sd before it exits, even with nothing of its own to
+# stop first: its last report (nothing to scrape here) reaches the head, not only its absence 40 s on.
+listed() { curl -s "http://127.0.0.1:$SIDE/sd" | grep -q '"node": *"worker1"'; }
+wait_for 10 listed || fail "the head's /sd never listed the follower: $(curl -s "http://127.0.0.1:$SIDE/sd")"
+kill -TERM "$FS"
+wait "$FS" || fail "follower exit $?"
+listed && fail "the follower exited and the head's /sd still lists it: $(curl -s "http://127.0.0.1:$SIDE/sd")"
+grep -q 'the head sidecar heard that this node stops' "$T/sidecar-fs.out" || fail "the follower did not log its last report: $(tail -3 "$T/sidecar-fs.out")"
+pass "a follower stopped with nothing to stop: the head's /sd drops it before the follower has exited"
 finish

@@ -124,6 +124,12 @@ static const struct {
 	{ "follower stop: no master, the orphans once the workers are gone",
 	  { .master = RC_MASTER_NONE, .stopping = 1, .workers_stop_sent = 1, .workers = 2 },
 	  { .signal_orphans = 1 } },
+	{ "follower stop, its head has not heard it stop yet: the last step waits",
+	  { .master = RC_MASTER_NONE, .stopping = 1, .workers_stop_sent = 1, .report_pending = 1 },
+	  { 0 } },
+	{ "follower stop, a second signal: no waiting for the head",
+	  { .master = RC_MASTER_NONE, .stopping = 1, .stop_now = 1, .workers_stop_sent = 2, .report_pending = 1 },
+	  { .signal_orphans = 1 } },
 };
 
 static void
