@@ -1,4 +1,5 @@
 #include "config.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +232,13 @@ answered(const struct httpc_response *pr, void *arg)
 
 	f->req = NULL;
 	if (pr->outcome != HTTPC_OK) {
+		/* Silent past TCP's bound (keepalive on a held stream, a connect's SYNs) or the poll's
+		 * own, or its host unreachable (no ARP answer, a router's word): the head's machine may
+		 * be gone with its master, and each more try would take seconds again; lost now. A
+		 * refused or reset connection is a sidecar restarting: three in a row. */
+		if ((pr->outcome == HTTPC_TIMEOUT || pr->err == EHOSTUNREACH || pr->err == ENETUNREACH ||
+		    pr->err == EHOSTDOWN) && f->failures < FOLLOW_FAILURES_NOT_READY - 1)
+			f->failures = FOLLOW_FAILURES_NOT_READY - 1;
 		problem(f, pr->detail, 1);
 		return;
 	}

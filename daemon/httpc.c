@@ -58,6 +58,7 @@ struct httpc_req {
 	int			 connect_only;
 	int			 deferred;	/* ev fires to deliver outcome, not a timeout */
 	int			 outcome;
+	int			 err;		/* the errno the kernel gave, or 0 */
 	char			 detail[HTTPC_NAME_MAX + 200];
 	struct httpc_req	*next;		/* in the queue */
 	struct httpc_req	*all_next, *all_prev;
@@ -297,6 +298,7 @@ defer(struct httpc_req *r, int outcome, const char *what, int err)
 {
 	r->deferred = 1;
 	r->outcome = outcome;
+	r->err = err;
 	snprintf(r->detail, sizeof r->detail, "%s%s%s", what, err ? ": " : "", err ? strerror(err) : "");
 	evtimer_del(r->ev);
 	event_active(r->ev, EV_TIMEOUT, 1);
@@ -305,7 +307,8 @@ defer(struct httpc_req *r, int outcome, const char *what, int err)
 static int
 errno_outcome(int e)
 {
-	return httpc_local_errno(e) ? HTTPC_LOCAL : HTTPC_FAILED;
+	/* ETIMEDOUT: the kernel gave up on a silent peer (unanswered SYNs, keepalive probes or data) */
+	return httpc_local_errno(e) ? HTTPC_LOCAL : e == ETIMEDOUT ? HTTPC_TIMEOUT : HTTPC_FAILED;
 }
 
 /* The conn failed while serving its request: hand the request back to the queue or answer it. */
@@ -335,7 +338,7 @@ ev_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct httpc_req *r = arg;
 	struct httpc *p = r->p;
-	struct httpc_response resp = { .outcome = r->outcome };
+	struct httpc_response resp = { .outcome = r->outcome, .err = r->err };
 	if (!r->deferred) {
 		detach(r);
 		resp.outcome = HTTPC_TIMEOUT;
@@ -603,8 +606,6 @@ conn_send(struct conn *c)
 	}
 }
 
-/* Open c to the target's address ai, or the ones after it when a connect fails at once. Returns 0
- * (connecting or connected), or -1 with errno set. */
 void
 httpc_keepalive_fd(int fd)
 {
@@ -624,6 +625,8 @@ httpc_set_keepalive(struct httpc *p)
 	p->keepalive = 1;
 }
 
+/* Open c to the target's address ai, or the ones after it when a connect fails at once. Returns 0
+ * (connecting or connected), or -1 with errno set. */
 static int
 conn_open(struct conn *c, int ai)
 {

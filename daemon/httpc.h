@@ -26,7 +26,7 @@ struct httpc_target {
 enum httpc_outcome {
 	HTTPC_OK,		/* a whole response arrived (any status) */
 	HTTPC_FAILED,		/* the peer: refused, reset, closed early */
-	HTTPC_TIMEOUT,
+	HTTPC_TIMEOUT,		/* the request's own, or the kernel's for a silent peer (ETIMEDOUT) */
 	HTTPC_TOO_LARGE,	/* the body is over the pool's cap */
 	HTTPC_BAD_RESPONSE,	/* not HTTP/1.x, a status outside 100..599, broken framing */
 	HTTPC_LOCAL		/* the sidecar's own trouble: EMFILE, ENFILE, ENOBUFS, ENOMEM */
@@ -41,6 +41,7 @@ struct httpc_response {
 	size_t		 len;
 	double		 seconds;
 	const char	*detail;	/* why it failed ("connect: Connection refused") */
+	int		 err;		/* and the errno the kernel gave for it, or 0 */
 };
 
 struct httpc;

@@ -206,14 +206,14 @@ exec_count() { count "$EVENTS" '^exec '; }
 execs_at_least() { [ "$(exec_count)" -ge "$1" ]; }
 
 # The sidecar's admin port: adm PATH [curl args] prints the body; adm_code PATH prints the status.
-# follower_config NAME HEAD_PORT: $T/NAME.json for a follower (node worker1, no master) of the head
-# sidecar on 127.0.0.1:HEAD_PORT, its admin port in FSIDE (picked here), its run dir $T/NAME.
+# follower_config NAME HEAD_PORT [HEAD_HOST]: $T/NAME.json for a follower (node worker1, no master) of
+# the head sidecar on HEAD_HOST (127.0.0.1):HEAD_PORT, its admin port in FSIDE (picked here), its run dir $T/NAME.
 follower_config() {
 	FSIDE=$("$TESTKIT" freeports 1)
 	mkdir -p "$T/$1"
 	cat >"$T/$1.json" <<JSON
 { "job": { "id": "test", "nodes": "head,worker1", "node": "worker1", "run_dir": "$T/$1" },
-  "master": { "enabled": false, "url": "http://127.0.0.1:$2" },
+  "master": { "enabled": false, "url": "http://${3:-127.0.0.1}:$2" },
   "admin": { "listen": "127.0.0.1:$FSIDE" },
   "endpoints": { "flavor": "vllm", "store_config": { "protocol": "tcp", "global_segment_size": "4GB" } } }
 JSON
