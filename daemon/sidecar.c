@@ -127,7 +127,9 @@ gather(const struct sidecar *s, const struct target *t, struct rc_state *st)
 	if (s->follow != NULL)
 		sd_report(s, &v);
 	view_free(&v);
-	st->report_pending = s->follow != NULL && !follow_told(s->follow) && !s->bye_waited;
+	/* a head known to be unreachable is not waited for */
+	st->report_pending = s->follow != NULL && !follow_told(s->follow) && !follow_lost(s->follow) &&
+	    !s->bye_waited;
 }
 
 static void

@@ -87,6 +87,9 @@ wait_for 10 grep_q "$T/f/endpoints.json" '"ready": false' || fail "follower stil
 pass "head gone: the follower marks its files not ready and /readyz says why"
 kill -TERM "$FP"; wait "$FP"; RC=$?
 [ "$RC" -eq 0 ] || fail "follower exit $RC"
+grep -q 'follow: the head sidecar did not hear that this node stops' "$T/sidecar-f.out" ||
+    fail "a follower stopped with its head gone does not say the head did not hear it: $(tail -3 "$T/sidecar-f.out")"
+pass "a follower stopped with its head gone exits 0 and says that the head did not hear it stop"
 
 # One run directory shared by the head and a follower: one consistent content.
 new_ports
