@@ -818,15 +818,15 @@ collect_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *val
 	return MHD_YES;
 }
 
-/* The query of a request to one of the source's routes, told to it. */
+/* The query of a request to one of the source's routes, told to it (again: of a stream still open). */
 static void
-tell(struct request *r, const char *url)
+tell(struct request *r, const char *url, int again)
 {
 	struct kvlist args = { 0 };
 	if (r->a->p.source.heard == NULL || MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, NULL, NULL) == 0)
 		return;
 	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, collect_arg, &args);
-	r->a->p.source.heard(r->a->p.source.arg, url, &args);
+	r->a->p.source.heard(r->a->p.source.arg, url, &args, again);
 	kvlist_clear(&args);
 }
 
@@ -869,7 +869,7 @@ heard_cb(evutil_socket_t fd, short what, void *arg)
 	if (a->streams == NULL)
 		return;
 	for (struct request *r = a->streams; r != NULL; r = r->next)
-		tell(r, r->path);
+		tell(r, r->path, 1);
 	evtimer_add(a->heard_ev, &tv);
 }
 
@@ -939,7 +939,7 @@ own_route(struct request *r, const char *url)
 	char sbuf[64], tag[40];
 	const char *since = own_arg(r, "since", sbuf, sizeof sbuf);
 	enum MHD_Result ret;
-	tell(r, url);
+	tell(r, url, 0);
 	if (stream_start(r, url, since, &ret) == 0)
 		return ret;
 	/* a long-poll for what is already known is held without an answer being made */

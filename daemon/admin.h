@@ -40,8 +40,10 @@ struct admin_source {
 	 * held costs no rendering): 0, or -1 when path has none. */
 	int	(*tag)(void *, const char *, char *, size_t);
 	/* What a request to one of its routes said in its query (decoded), before it is answered: a
-	 * gang's member node reports its failures in its poll of /gangs. NULL: nothing to hear. */
-	void	(*heard)(void *, const char *, const struct kvlist *);
+	 * gang's member node reports its failures in its poll of /gangs. again: told again of a stream
+	 * still open (its client is there; what it said is not news, and a newer request of the same
+	 * client may have said more). NULL: nothing to hear. */
+	void	(*heard)(void *, const char *, const struct kvlist *, int again);
 	void	(*upstream)(void *, struct admin_upstream *);
 	void	*arg;
 };

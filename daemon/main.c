@@ -79,9 +79,10 @@ admin_tag(void *arg, const char *path, char *buf, size_t len)
 	    e ? endpoints_ready(e) : 0, gangs, buf, len);
 }
 
-/* What a request's query told: a gang member's report in its poll of /gangs. */
+/* What a request's query told: a gang member's report in its poll of /gangs, a node's /sd report in
+ * its poll or stream of /endpoints (again: its stream is still open, the report as it was). */
 static void
-admin_heard(void *arg, const char *path, const struct kvlist *args)
+admin_heard(void *arg, const char *path, const struct kvlist *args, int again)
 {
 	struct sidecar *s = arg;
 	const char *node = kvlist_get(args, "node"), *failures = kvlist_get(args, "failures");
@@ -89,7 +90,7 @@ admin_heard(void *arg, const char *path, const struct kvlist *args)
 	if (strcmp(path, "/gangs") == 0 && node != NULL && failures != NULL)
 		workers_gang_report(s->workers, node, failures);
 	if (strcmp(path, "/endpoints") == 0 && node != NULL && sd != NULL)
-		sidecar_sd_heard(s, node, sd);	/* what runs there, for the head's /sd */
+		sidecar_sd_heard(s, node, again ? NULL : sd);	/* what runs there, for the head's /sd */
 }
 
 /* What the admin server's proxy needs to know of the master. */

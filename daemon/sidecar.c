@@ -406,7 +406,7 @@ sidecar_sd_heard(struct sidecar *sc, const char *node, const char *sd)
 	if (i < 0 || strcmp(node, sc->cfg.job.node) == 0)
 		return;		/* not another node of this job */
 	p = &sc->sd_peers[i];
-	if (p->raw == NULL || strcmp(p->raw, sd) != 0) {	/* news: read it (most polls bring none) */
+	if (sd != NULL && (p->raw == NULL || strcmp(p->raw, sd) != 0)) {	/* news: read it (most polls bring none) */
 		if (sdreport_parse(sd, t, SD_MAX_TARGETS, &n, err, sizeof err) != 0) {
 			log_debug("/sd: the report of %s is not used: %s", node, err);
 			return;

@@ -70,7 +70,8 @@ void	sidecar_free_events(struct sidecar *);
 /* The read-only view of the whole state, the readiness rule's answer in it (daemon/view.h); with
  * files, the text of endpoints.json too (what /endpoints serves: a large job's is large). */
 void	sidecar_view(const struct sidecar *, struct view *, int files);
-/* A node's poll of /endpoints said what runs there (?node=&sd=, common/sdreport.h). */
+/* A node's poll of /endpoints said what runs there (?node=&sd=, common/sdreport.h); NULL: it is still
+ * there (its stream is open), its report unchanged. */
 void	sidecar_sd_heard(struct sidecar *, const char *node, const char *sd);
 void	sidecar_sd_free(struct sidecar *);
 #endif
