@@ -43,9 +43,7 @@ pass "head ready: the follower writes the same endpoints.json and store config, 
 # A master restart on the head: the follower goes not ready, then follows the next generation, on
 # the event stream it holds open (no request of its own ends meanwhile), as a client of
 # ?stream=1 does.
-hmetric() { curl -s "http://127.0.0.1:$SIDE/metrics" | awk -v k="$1" '$1 == k { print $2 }'; }
-ended() { hmetric 'mooncake_sidecar_http_requests_total{route="/endpoints",code="200"}'; }
-wait_for 5 is 1 hmetric mooncake_sidecar_admin_long_polls || fail "the follower holds no stream: $(hmetric mooncake_sidecar_admin_long_polls)"
+wait_for 5 is 1 sidecar_metric "$SIDE" mooncake_sidecar_admin_long_polls || fail "the follower holds no stream: $(sidecar_metric "$SIDE" mooncake_sidecar_admin_long_polls)"
 # held for minutes: both ends of it have TCP keepalive on, so that a peer that vanishes is noticed
 if command -v ss >/dev/null; then
 	ss -tnoH state established "( sport = :$SIDE )" >"$T/ss-head"
@@ -57,15 +55,15 @@ START_MS=$(now_ms)
 curl -sN -D "$T/stream.hdr" "http://127.0.0.1:$SIDE/endpoints?stream=1&timeout_ms=4000" >"$T/stream.out" &
 CURL=$!
 wait_for 5 test -s "$T/stream.out" || fail "no first event on the stream"
-[ "$(hmetric mooncake_sidecar_admin_long_polls)" = 2 ] || fail "streams not counted as held (admin.max_waiters)"
-N0=$(ended)
+[ "$(sidecar_metric "$SIDE" mooncake_sidecar_admin_long_polls)" = 2 ] || fail "streams not counted as held (admin.max_waiters)"
+N0=$(endpoints_ended "$SIDE")
 MP=$(master_pid h)
 kill -KILL "$MP"
 wait_for 5 grep_q "$T/f/endpoints.json" '"ready": false' || fail "follower kept ready after the master died"
 pass "master killed on the head: the follower's endpoints.json says ready:false"
 wait_for 10 grep_q "$T/f/endpoints.json" '"generation": 2' || fail "follower missed generation 2"
 grep -q '"ready": true' "$T/f/endpoints.json" && cmp -s "$T/h/endpoints.json" "$T/f/endpoints.json" || fail "generation 2 differs"
-[ "$(ended)" = "$N0" ] || fail "the follower's stream ended: $N0 requests to /endpoints before the restart, $(ended) after"
+[ "$(endpoints_ended "$SIDE")" = "$N0" ] || fail "the follower's stream ended: $N0 requests to /endpoints before the restart, $(endpoints_ended "$SIDE") after"
 pass "the follower follows the restart on its stream: generation 2, ready, same file as the head"
 wait "$CURL" || fail "curl of the stream: exit $?"
 ELAPSED=$(( $(now_ms) - START_MS ))

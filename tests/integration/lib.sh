@@ -200,6 +200,12 @@ up() {
 	MP=$(master_pid "$1")
 }
 
+# sidecar_metric PORT SERIES: the value of one series in /metrics of the sidecar on 127.0.0.1:PORT.
+sidecar_metric() { curl -s "http://127.0.0.1:$1/metrics" | awk -v k="$2" '$1 == k { print $2 }'; }
+# endpoints_ended PORT: the /endpoints requests that sidecar answered 200 to their end (a held
+# stream counts once it ends).
+endpoints_ended() { sidecar_metric "$1" 'mooncake_sidecar_http_requests_total{route="/endpoints",code="200"}'; }
+
 master_pid() { cat "$T/$1/mooncake_master.pid" 2>/dev/null; }
 notified() { grep -q -- "$1" "$NOTIFY_OUT" 2>/dev/null; }
 exec_count() { count "$EVENTS" '^exec '; }

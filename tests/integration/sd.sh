@@ -149,15 +149,13 @@ FAKE_WORKER_DIR=$T/w1 start_sidecar worker1
 W1_PID=$SC_PID
 wait_for 20 has "^worker1 agg agg_w1 1 $ADDR:" || fail "worker1 back: not in the head's /sd: $(cat "$T/hsd")"
 # Its one stream stays open past the 40 s a report lasts: the head hears the node on it every 10 s.
-hmetric() { curl -s "http://127.0.0.1:$HEAD_SIDE/metrics" | awk -v k="$1" '$1 == k { print $2 }'; }
-ended() { hmetric 'mooncake_sidecar_http_requests_total{route="/endpoints",code="200"}'; }
-N0=$(ended)
+N0=$(endpoints_ended "$HEAD_SIDE")
 END=$(( $(now_ms) + 45000 ))
 while [ "$(now_ms)" -lt "$END" ]; do
 	has "^worker1 agg agg_w1 1 $ADDR:" || fail "worker1 alive, its stream open: its targets left the head's /sd: $(cat "$T/hsd")"
 	sleep 1
 done
-[ "$(ended)" = "$N0" ] || fail "worker1's stream ended meanwhile ($N0 /endpoints requests ended, then $(ended)): not what this shows"
+[ "$(endpoints_ended "$HEAD_SIDE")" = "$N0" ] || fail "worker1's stream ended meanwhile ($N0 /endpoints requests ended, then $(endpoints_ended "$HEAD_SIDE")): not what this shows"
 pass "worker1 alive on one stream for 45 s: its targets stay in the head's /sd past the 40 s a report lasts (heard again every 10 s on the open stream)"
 kill_quiet "$W1_PID"
 T0=$(now_ms)

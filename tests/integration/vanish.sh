@@ -51,8 +51,7 @@ FP=$!
 STARTED+=($FP)
 SIDECARS+=($FP)
 wait_for 10 grep_q "$T/notify-f.out" 'READY=1' || fail "follower: no READY=1 through the veth"
-hmetric() { curl -s "http://127.0.0.1:$SIDE/metrics" | awk -v k="$1" '$1 == k { print $2 }'; }
-wait_for 5 is 1 hmetric mooncake_sidecar_admin_long_polls || fail "the follower holds no stream: $(hmetric mooncake_sidecar_admin_long_polls)"
+wait_for 5 is 1 sidecar_metric "$SIDE" mooncake_sidecar_admin_long_polls || fail "the follower holds no stream: $(sidecar_metric "$SIDE" mooncake_sidecar_admin_long_polls)"
 grep -q '"ready": true' "$T/f/endpoints.json" || fail "follower files not ready"
 pass "a follower in its own network namespace follows the head through a veth: ready, its stream held"
 
@@ -69,7 +68,7 @@ esac
 # the files went not ready at the first failure, not after two more tries to reach the head
 TRIES=$(awk '/follow: waiting for the head sidecar/ { w++ } /endpoints: generation [0-9]+ not ready/ { print w + 0; exit }' "$T/sidecar-f.out")
 [ "$TRIES" = 1 ] || fail "not ready after $TRIES failures: $(grep 'follow:\|endpoints:' "$T/sidecar-f.out")"
-wait_for 20 is 0 hmetric mooncake_sidecar_admin_long_polls || fail "the head still holds the vanished follower's stream: $(hmetric mooncake_sidecar_admin_long_polls)"
+wait_for 20 is 0 sidecar_metric "$SIDE" mooncake_sidecar_admin_long_polls || fail "the head still holds the vanished follower's stream: $(sidecar_metric "$SIDE" mooncake_sidecar_admin_long_polls)"
 T2=$(now_ms)
 pass "head's machine gone silent: keepalive ended the follower's stream ($WHY) and its files said not ready at once, $((T1 - T0)) ms after; the head let go of the follower's stream $((T2 - T0)) ms after"
 
