@@ -49,6 +49,7 @@ fi
     "$top_builddir/daemon/mooncake-sidecar" --status | grep -q "master: ready, pid $MP" &&
     grep -q '^MOONCAKE_MASTER="127.0.0.1:50051"$' "$D/mooncake.env" || fail "the demo's suggested commands"
 pass "the commands the demo suggests answer: /status, /health (the master's own), /role, /readyz, /metrics, --status, mooncake.env"
+L=$(wc -l <"$T/sidecar-demo.out")
 kill -KILL "$MP"
 # ready again with another master (the old one's /readyz may still answer until its death is seen)
 again() {
@@ -59,10 +60,11 @@ again() {
 wait_for 20 again || fail "not ready again with a new master after kill -9: pid file ${MP2:-absent}"
 pass "kill -9 of the real master as the demo suggests: a new one (pid $MP2) is ready"
 if [ "$CLIENTS" = 1 ]; then
-	N=$(grep -c '^  \[worker\]' "$T/sidecar-demo.out")
-	recovered() { tail -n +"$N" "$T/sidecar-demo.out" | grep -q '^  \[worker\] get .* ok crc='; }
-	wait_for 20 recovered || fail "the workers did not store again after the restart: $(tail -5 "$T/sidecar-demo.out")"
-	grep -q '^  \[worker\] put .* error rc=' "$T/sidecar-demo.out" || fail "no error shown while the master was down"
+	# a put that failed after the kill, then a get that succeeded after that failure (lines after line $L)
+	failed_put() { E=$(tail -n +"$((L + 1))" "$T/sidecar-demo.out" | grep -n -m1 '^  \[worker\] put .* error rc=' | cut -d: -f1); [ -n "$E" ]; }
+	wait_for 30 failed_put || fail "no error shown while the master was down: $(tail -n +"$((L + 1))" "$T/sidecar-demo.out" | grep '^  \[worker\]' | head -5)"
+	recovered() { tail -n +"$((L + E + 1))" "$T/sidecar-demo.out" | grep -q '^  \[worker\] get .* ok crc='; }
+	wait_for 30 recovered || fail "the workers did not store again after the restart: $(tail -5 "$T/sidecar-demo.out")"
 	pass "the workers' puts failed while the master was down and work again with the new one, in the demo's output"
 fi
 WP="$(cat "$D"/worker-7500.pid) $(cat "$D"/worker-7501.pid)"
