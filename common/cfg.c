@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "auth.h"
 #include "cfg.h"
+#include "hacfg.h"
 #include "url.h"
 #include "parflags.h"
 #include "workerenv.h"
@@ -76,6 +77,14 @@ static const struct field log_fields[] = {
 #undef L
 
 #define M(m)	offsetof(struct cfg, master.m)
+static const struct field ha_fields[] = {
+	{ "backend", F_STR, M(ha_backend), 0, 0, NULL },
+	{ "snapshot_dir", F_STR, M(ha_snapshot_dir), 0, 0, NULL },
+	{ "snapshot_interval_s", F_INT, M(ha_snapshot_interval_s), 1, 86400, NULL },
+	{ "warmup_timeout_ms", F_INT, M(ha_warmup_timeout_ms), 0, MS_MAX, NULL },
+	{ NULL, 0, 0, 0, 0, NULL }
+};
+
 static const struct field master_fields[] = {
 	{ "enabled", F_BOOL, M(enabled), 0, 0, NULL },
 	{ "node", F_STR, M(node), 0, 0, NULL },
@@ -98,6 +107,7 @@ static const struct field master_fields[] = {
 	{ "stall_window_ms", F_INT, M(stall_window_ms), 100, 3600000, NULL },
 	{ "stall_restart_ms", F_INT, M(stall_restart_ms), 0, MS_MAX, NULL },
 	{ "restart", F_SUB, M(restart), 0, 0, restart_fields },
+	{ "ha", F_SUB, 0, 0, 0, ha_fields },
 	{ "url", F_STR, M(url), 0, 0, NULL },
 	{ "ca_file", F_STR, M(ca_file), 0, 0, NULL },
 	{ NULL, 0, 0, 0, 0, NULL }
@@ -693,6 +703,10 @@ cfg_defaults(struct cfg *c)
 	c->master.command = strv_dup((char *const *)cmd);
 	c->master.ca_file = xstrdup("");
 	c->master.address = xstrdup("");
+	c->master.ha_backend = xstrdup("");
+	c->master.ha_snapshot_dir = xstrdup("");
+	c->master.ha_snapshot_interval_s = 5;
+	c->master.ha_warmup_timeout_ms = 30000;
 	c->master.rpc_port = 50051;
 	c->master.http_metadata_port = 8080;
 	c->master.metrics_port = 9003;
@@ -1076,13 +1090,7 @@ resolve(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
 		    "HTTP metadata server, which master.http_metadata_port 0 turns off");
 	check_parallel(c, errs);
 	check_health(c, errs);
-	c->master.ha_entry[0] = '\0';
-	if (c->master.enabled) {
-		char why[300];
-		if (workerenv_ha_entry(c->master.extra_args, c->master.ha_entry, sizeof c->master.ha_entry,
-		    why, sizeof why) < 0)
-			strv_pushf(errs, "master.extra_args: %s", why);
-	}
+	hacfg_resolve(c, errs);
 	check_restart(&c->master.restart, "master.restart", errs);
 	check_restart(&c->workers.restart, "workers.restart", errs);
 	if (c->master.url[0] != '\0') {
@@ -1157,6 +1165,8 @@ cfg_free(struct cfg *c)
 	free(c->master.node);
 	strv_freev(c->master.command);
 	free(c->master.address);
+	free(c->master.ha_backend);
+	free(c->master.ha_snapshot_dir);
 	strv_freev(c->master.extra_args);
 	kvlist_clear(&c->master.env);
 	free(c->master.url);

@@ -66,6 +66,10 @@ struct cfg {
 		long		 ready_timeout_ms, probe_interval_ms, stop_timeout_ms;
 		int		 probe_on_output;	/* probe at once when its output says a server is up */
 		int		 check_flags;	/* ask the binary for its flags (--helpxml) before the start */
+		char		*ha_backend;	/* master.ha.backend: "redis://host:port", "" no HA of ours */
+		char		*ha_snapshot_dir;
+		long		 ha_snapshot_interval_s;
+		long		 ha_warmup_timeout_ms;	/* an HA leader that does not serve by then is restarted */
 		char		 ha_entry[512];	/* resolved: with --enable_ha, what clients connect through
 						   (workerenv_ha_entry); "" otherwise */
 		long		 liveness_interval_ms, liveness_failures;

@@ -8,7 +8,7 @@ int
 mhealth_parse(const char *body, size_t len, struct mhealth *h)
 {
 	json_t *j = json_loadb(body, len, 0, NULL);
-	const char *role, *leader;
+	const char *role, *leader, *state;
 	memset(h, 0, sizeof *h);
 	snprintf(h->role, sizeof h->role, "leader");
 	if (!json_is_object(j)) {
@@ -17,10 +17,13 @@ mhealth_parse(const char *body, size_t len, struct mhealth *h)
 	}
 	role = json_string_value(json_object_get(j, "role"));
 	leader = json_string_value(json_object_get(j, "leader_address"));
+	state = json_string_value(json_object_get(j, "ha_state"));
 	if (role != NULL && role[0] != '\0' && strlen(role) < sizeof h->role)
 		snprintf(h->role, sizeof h->role, "%s", role);
 	if (leader != NULL && strlen(leader) < sizeof h->leader)
 		snprintf(h->leader, sizeof h->leader, "%s", leader);
+	if (state != NULL && strlen(state) < sizeof h->ha_state)
+		snprintf(h->ha_state, sizeof h->ha_state, "%s", state);
 	h->service_ready = json_is_true(json_object_get(j, "service_ready"));
 	json_decref(j);
 	return 0;
@@ -30,4 +33,24 @@ int
 mhealth_usable(const struct mhealth *h)
 {
 	return h->service_ready || (strcmp(h->role, "standby") == 0 && h->leader[0] != '\0');
+}
+
+/* service_ready decides serving (the admin server sets it only once the RPC server runs); a leader
+ * that does not serve yet is in warmup (ha_state "leader_warmup"; role "leader" is what 0.3.12 maps
+ * warmup and serving to); every other state is a standby, with or without a leader. */
+int
+mhealth_phase(const struct mhealth *h)
+{
+	if (h->service_ready)
+		return MH_SERVING;
+	if (strcmp(h->ha_state, "leader_warmup") == 0 || (h->ha_state[0] == '\0' && strcmp(h->role, "leader") == 0))
+		return MH_WARMUP;
+	return h->leader[0] != '\0' ? MH_STANDBY : MH_NO_LEADER;
+}
+
+const char *
+mhealth_phase_name(int p)
+{
+	static const char *const names[] = { "serving", "warmup", "standby", "no_leader" };
+	return p >= 0 && p <= MH_NO_LEADER ? names[p] : "unknown";
 }

@@ -2,16 +2,29 @@
 #define COMMON_MHEALTH_H
 #include <stddef.h>
 
-/* What the master's admin GET /health says: {"role": "leader"|"standby", "service_ready": bool,
- * "leader_address": "host:port", ...}. A master without HA says no role: it leads. */
+/* What the master's admin GET /health says: {"role": "leader"|"standby", "ha_state": "starting"|
+ * "standby"|"candidate"|"recovering"|"catching_up"|"leader_warmup"|"serving", "service_ready": bool,
+ * "leader_address": "host:port", ...} (0.3.12: master_admin_service.cpp HandleHealth, ha_types.h). A
+ * master without HA says no role: it leads. */
 struct mhealth {
 	char	role[16];
+	char	ha_state[24];		/* "" when it says none */
 	char	leader[264];		/* host:port, "" when it names none */
 	int	service_ready;
+};
+
+/* Where an HA master is in its cycle, as far as the sidecar acts on it. */
+enum mh_phase {
+	MH_SERVING,		/* it serves clients (service_ready) */
+	MH_WARMUP,		/* it holds the leadership and waits out the old lease before it serves */
+	MH_STANDBY,		/* a standby naming a leader */
+	MH_NO_LEADER		/* a standby that names none (no leader yet, or the backend is down) */
 };
 
 /* 0 with h filled, or -1 when the body is not a JSON object (h then says a leader, not ready). */
 int	mhealth_parse(const char *, size_t, struct mhealth *);
 /* Whether the master can be pointed at: ready itself, or a standby naming a leader. */
 int	mhealth_usable(const struct mhealth *);
+int	mhealth_phase(const struct mhealth *);
+const char *mhealth_phase_name(int);
 #endif

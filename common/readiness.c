@@ -16,11 +16,11 @@ master_part(const struct rd_facts *f, char *out, size_t len)
 		snprintf(out, len, "no master on this node (master runs on %s)", f->master_node);
 	else if (f->master_ready && f->master_stalled != NULL)
 		snprintf(out, len, "master stalled (pid %ld): %s", (long)f->master_pid, f->master_stalled);
-	else if (f->master_ready && f->standby_without_leader)
-		snprintf(out, len, "master ready as an HA standby that names no leader (pid %ld)", (long)f->master_pid);
+	else if (f->master_ready && f->ha_wait != NULL)
+		snprintf(out, len, "master %s (pid %ld)", f->ha_wait, (long)f->master_pid);
 	else if (f->master_ready)
-		snprintf(out, len, "master ready (gen %u, pid %ld, %u restart%s)", f->files_gen, (long)f->master_pid,
-		    f->master_restarts, s);
+		snprintf(out, len, "master ready%s%s (gen %u, pid %ld, %u restart%s)", f->ha_role ? " as " : "",
+		    f->ha_role ? f->ha_role : "", f->files_gen, (long)f->master_pid, f->master_restarts, s);
 	else if (strcmp(f->master_state, "starting") == 0)
 		snprintf(out, len, "master starting (pid %ld, %u restart%s)", (long)f->master_pid, f->master_restarts, s);
 	else
@@ -44,7 +44,7 @@ workers_part(const struct rd_facts *f, char *out, size_t len)
 static int
 master_ok(const struct rd_facts *f)
 {
-	return f->has_master ? f->master_ready && !f->standby_without_leader && f->master_stalled == NULL : 1;
+	return f->has_master ? f->master_ready && f->ha_wait == NULL && f->master_stalled == NULL : 1;
 }
 
 int

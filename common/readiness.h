@@ -6,8 +6,8 @@
 /*
  * The one readiness rule of a node. /readyz, /status ("ready", and --status's exit code), READY=1,
  * the STATUS= line and the mooncake_sidecar_ready gauge all come from it. A node is ready when
- * what it is responsible for is: its master (when it runs one) ready, not an HA standby that names
- * no leader, and published; its endpoint files written and saying ready; every one of its workers
+ * what it is responsible for is: its master (when it runs one) ready, under HA a leader serving (the
+ * master itself, or the leader it names as a standby), and published; its endpoint files written and saying ready; every one of its workers
  * healthy; and it is not stopping. The reason a node is not ready is one text, the same wherever it
  * is shown.
  */
@@ -21,7 +21,10 @@ struct rd_facts {
 	const char	*master_reason;		/* why it is in that state ("" when nothing to say) */
 	pid_t		 master_pid;		/* 0: not running */
 	unsigned	 master_restarts;
-	int		 standby_without_leader;	/* HA: a standby that knows no leader */
+	const char	*ha_role;		/* HA: "the HA leader" or "an HA standby of H:P" when a leader
+						   serves (itself or the one it names); NULL without HA */
+	const char	*ha_wait;		/* HA: why no serving leader is known ("up as the HA leader, in
+						   warmup for 2.1 s", ...), or NULL */
 	const char	*master_stalled;	/* why it is stalled under its metadata locks, or NULL */
 	const char	*master_node;		/* where the master runs */
 	const char	*follow_state;		/* a node without the master: its follower's line, or NULL */

@@ -5,7 +5,7 @@
 int
 reconcile_master_ready(const struct rc_state *s)
 {
-	return s->master == RC_MASTER_READY && !s->stopping && (!s->standby || s->leader_known);
+	return s->master == RC_MASTER_READY && !s->stopping && !s->ha_wait && (!s->standby || s->leader_known);
 }
 
 static void
@@ -21,7 +21,10 @@ decide_publish(const struct rc_state *s, struct rc_actions *a)
 		}
 		return;
 	}
-	if (ready && (s->master_gen != s->published || s->target_changed)) {
+	/* files that said not ready while the master ran (HA: no leader served for a while) get a new
+	 * generation once it is ready again */
+	if (ready && (s->master_gen != s->published || s->target_changed ||
+	    (s->files_gen > 0 && !s->files_ready && !s->files_error))) {
 		a->publish = RC_PUBLISH_NEW;
 		a->publish_gen = s->files_gen + 1;
 	} else if (ready && s->reload) {

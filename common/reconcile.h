@@ -26,6 +26,8 @@ struct rc_state {
 	unsigned	 master_gen;		/* its ready generation (one more at each ready) */
 	int		 standby;		/* HA: it says it is a standby */
 	int		 leader_known;		/* and names a leader workers can reach */
+	int		 ha_wait;		/* HA: no serving leader is known (its own warmup, a leader
+						   that does not serve, none named) */
 	unsigned	 published;		/* the master generation last published as ready */
 	int		 target_changed;	/* where workers are pointed differs from that publish */
 	unsigned	 files_gen;		/* what the endpoint files say */

@@ -47,12 +47,19 @@ workerenv_gflag(char *const *args, const char *name, int boolean)
 }
 
 int
+workerenv_gflag_true(char *const *args, const char *name)
+{
+	const char *v = workerenv_gflag(args, name, 1);
+	return v != NULL && (strcmp(v, "true") == 0 || strcmp(v, "1") == 0 || strcmp(v, "yes") == 0 ||
+	    strcmp(v, "y") == 0 || strcmp(v, "t") == 0);
+}
+
+int
 workerenv_ha_entry(char *const *args, char *out, size_t len, char *err, size_t errlen)
 {
-	const char *ha = workerenv_gflag(args, "enable_ha", 1), *type = workerenv_gflag(args, "ha_backend_type", 0);
+	const char *type = workerenv_gflag(args, "ha_backend_type", 0);
 	const char *conn = workerenv_gflag(args, "ha_backend_connstring", 0), *etcd = workerenv_gflag(args, "etcd_endpoints", 0);
-	if (ha == NULL || !(strcmp(ha, "true") == 0 || strcmp(ha, "1") == 0 || strcmp(ha, "yes") == 0 ||
-	    strcmp(ha, "y") == 0 || strcmp(ha, "t") == 0))
+	if (!workerenv_gflag_true(args, "enable_ha"))
 		return 0;
 	if (type == NULL || *type == '\0')
 		type = "etcd";
@@ -64,6 +71,10 @@ workerenv_ha_entry(char *const *args, char *out, size_t len, char *err, size_t e
 		    "(mooncake_master aborts without one)");
 		return -1;
 	}
+	/* the master takes redis://host:port or host:port (ha/common/redis/redis_connection.cpp); the
+	 * client's entry is <type>://<conn>, so a scheme already there is not said twice */
+	if (strncmp(conn, type, strlen(type)) == 0 && strncmp(conn + strlen(type), "://", 3) == 0)
+		conn += strlen(type) + 3;
 	snprintf(out, len, "%s://%s", type, conn);
 	return 1;
 }

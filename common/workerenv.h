@@ -16,6 +16,8 @@ struct master_addr {
  * "-f=v", "--f=v", "-f v", "--f v"; with boolean, a bare "--f" is "true" and "--nof" "false". NULL
  * when absent. */
 const char *workerenv_gflag(char *const *args, const char *name, int boolean);
+/* Whether a boolean flag is given and true (gflags' true, 1, yes, y, t). */
+int	workerenv_gflag_true(char *const *args, const char *name);
 
 /* The HA entry of a master started with these flags: with --enable_ha, "<ha_backend_type>://<conn>"
  * where conn is --ha_backend_connstring, or for the etcd backend (the default) --etcd_endpoints,

@@ -20,6 +20,14 @@
 
 #define READINESS_PROBE_TIMEOUT_MS	1000
 #define PROBE_MAX_BODY			(1024 * 1024)
+/* HA: a standby's leader is asked at most this often whether it serves (a connect to its RPC port). */
+#define LEADER_PROBE_MS			200
+/* What 0.3.12 logs, once a second, when it holds the leadership but its standby cannot be promoted
+ * (a Redis standby without --enable_snapshot_restore: ha/standby_controller.cpp). */
+#define PROMOTE_REFUSED			"Failed to promote standby for serve"
+/* What it logs at each change of its HA state (ha/leadership/master_service_supervisor.cpp): the
+ * sidecar asks /health at once instead of at the next probe. */
+#define HA_STATE_LINE			"Master runtime state -> "
 
 static const char *const probe_names[PROBE_COUNT] = { "rpc", "metadata", "admin" };
 
@@ -51,6 +59,19 @@ struct master {
 	int			 ha;		/* --enable_ha: watch /health every probe interval */
 	char			 role[16];
 	char			 leader[URL_HOST_MAX + 8];
+	/* HA: where it is in its cycle (common/mhealth.c), since when, and whether the leader it
+	 * names as a standby accepts on its RPC port (the real master opens it only to serve) */
+	int			 phase;
+	char			 ha_state[24];
+	double			 phase_since;
+	int			 round_rpc;	/* this round connected to the RPC port */
+	struct httpc		*leader_h;
+	char			 leader_h_for[URL_HOST_MAX + 8];
+	struct httpc_req	*leader_req;
+	double			 leader_asked;
+	int			 leader_serving;
+	char			 leader_detail[400];
+	char			 problem[300];	/* what its log says keeps it from serving, or "" */
 	char			 last_warning[256];
 	struct probe_stat	 stat[PROBE_COUNT];
 	/* once ready: is it stalled under its metadata locks? (common/stall.c) */
@@ -313,6 +334,14 @@ standby(const struct master *m)
 	return strcmp(m->role, "standby") == 0;
 }
 
+/* Whether its RPC port is expected open: without HA unless it says standby; under HA only once it
+ * serves (0.3.12 opens the RPC server after the warmup, and a standby has none). */
+static int
+rpc_expected(const struct master *m)
+{
+	return m->ha ? m->phase == MH_SERVING : !standby(m);
+}
+
 /* All probes of a startup round succeeded: make sure it is our child that answered (one look at
  * the listeners and the child's descriptors for all its ports). */
 static int
@@ -322,7 +351,7 @@ verify_owner(struct master *m)
 	int ports[PROBE_COUNT];
 	size_t n = 0;
 	for (int i = 0; i < PROBE_COUNT; i++)
-		if (port_of(m, i) != 0 && !(i == PROBE_RPC && standby(m)))
+		if (port_of(m, i) != 0 && !(i == PROBE_RPC && !rpc_expected(m)))
 			ports[n++] = port_of(m, i);
 	if (!ports_owned_by(m->child.pid, ports, n, msg, sizeof msg)) {
 		snprintf(why, sizeof why, "not declaring ready: %s, not by pid %ld", msg, (long)m->child.pid);
@@ -340,7 +369,10 @@ round_done(struct master *m)
 		all &= m->round_ok[i];
 	if (m->child.state == CHILD_STARTING) {
 		struct timeval tv;
-		if (all && m->child.pid > 0 && verify_owner(m)) {
+		/* HA: it said it serves in a round that did not ask its RPC port: ask at once */
+		if (all && m->ha && rpc_expected(m) && !m->round_rpc)
+			m->rerun = 1;
+		else if (all && m->child.pid > 0 && verify_owner(m)) {
 			child_ready(&m->child);
 			return;
 		}
@@ -363,6 +395,20 @@ round_done(struct master *m)
 	if (m->child.state != CHILD_READY)
 		return;
 	long interval = m->ha ? m->cfg->master.probe_interval_ms : m->cfg->master.liveness_interval_ms;
+	if (m->rerun) {
+		/* a state line came during this round: the next one now, as the state may have moved on */
+		m->rerun = 0;
+		interval = 0;
+	}
+	if (m->ha && m->phase == MH_WARMUP && m->cfg->master.ha_warmup_timeout_ms > 0 &&
+	    mono_now() - m->phase_since > (double)m->cfg->master.ha_warmup_timeout_ms / 1000.0) {
+		char why[300];
+		snprintf(why, sizeof why, "HA leader in warmup for %.1f s, more than master.ha.warmup_timeout_ms "
+		    "(%ld); 0.3.12's warmup is one leadership lease, 5 s", mono_now() - m->phase_since,
+		    m->cfg->master.ha_warmup_timeout_ms);
+		child_fail(&m->child, why);
+		return;
+	}
 	if (all)
 		m->live_failures = 0;
 	else if (m->round_local)
@@ -397,17 +443,26 @@ read_health(struct master *m, const char *body, size_t len)
 	char old_role[sizeof m->role], old_leader[sizeof m->leader];
 	snprintf(old_role, sizeof old_role, "%s", m->role);
 	snprintf(old_leader, sizeof old_leader, "%s", m->leader);
-	mhealth_parse(body, len, &h);
+	int parsed = mhealth_parse(body, len, &h) == 0, old_phase = m->phase;
 	snprintf(m->role, sizeof m->role, "%s", h.role);
 	snprintf(m->leader, sizeof m->leader, "%s", h.leader);
-	if (m->child.state == CHILD_READY &&
-	    (strcmp(old_role, m->role) != 0 || strcmp(old_leader, m->leader) != 0)) {
-		log_notice("%s: HA role %s, leader %s", m->child.name, m->role,
-		    m->leader[0] ? m->leader : "unknown");
+	snprintf(m->ha_state, sizeof m->ha_state, "%s", h.ha_state);
+	if (m->ha && parsed)
+		m->phase = mhealth_phase(&h);
+	if (m->phase != old_phase)
+		m->phase_since = mono_now();
+	if (strcmp(old_leader, m->leader) != 0)
+		m->leader_asked = 0;		/* a new leader: ask it at once */
+	if ((m->child.state == CHILD_READY || m->ha) && (strcmp(old_role, m->role) != 0 ||
+	    strcmp(old_leader, m->leader) != 0 || m->phase != old_phase)) {
+		log_notice("%s: HA role %s (%s), leader %s", m->child.name, m->role,
+		    m->ha_state[0] ? m->ha_state : mhealth_phase_name(m->phase), m->leader[0] ? m->leader : "unknown");
 		if (m->changed != NULL)
 			m->changed(m, m->arg);
 	}
-	return mhealth_usable(&h);
+	/* under HA a master that answers with its state is up, whatever the state: whether clients
+	 * may be pointed at it is the readiness rule's question */
+	return m->ha ? parsed : mhealth_usable(&h);
 }
 
 static void
@@ -448,6 +503,52 @@ probe_done(const struct httpc_response *r, void *arg)
 }
 
 static void
+leader_answered(const struct httpc_response *r, void *arg)
+{
+	struct master *m = arg;
+	int was = m->leader_serving;
+	m->leader_req = NULL;
+	m->leader_serving = r->outcome == HTTPC_OK;
+	snprintf(m->leader_detail, sizeof m->leader_detail, "%s", m->leader_serving ? "serving" : r->detail);
+	if (m->leader_serving != was) {
+		log_notice("%s: the HA leader %s %s", m->child.name, m->leader_h_for,
+		    m->leader_serving ? "serves (its RPC port accepts)" : "does not serve");
+		if (m->changed != NULL)
+			m->changed(m, m->arg);
+	}
+}
+
+/* A standby's leader serves when its RPC port accepts: the address it registered (rpc_address:port)
+ * is numeric, so this never resolves a name in the loop. */
+static void
+leader_probe(struct master *m)
+{
+	char host[URL_HOST_MAX];
+	long port;
+	struct httpc_target t;
+	double now = mono_now();
+	if (!m->ha || m->phase != MH_STANDBY || m->leader_req != NULL ||
+	    now - m->leader_asked < LEADER_PROBE_MS / 1000.0)
+		return;
+	m->leader_asked = now;
+	if (strcmp(m->leader_h_for, m->leader) != 0) {
+		httpc_free(m->leader_h);
+		m->leader_h = NULL;
+		m->leader_serving = 0;
+		snprintf(m->leader_h_for, sizeof m->leader_h_for, "%s", m->leader);
+		if (split_hostport(m->leader, host, sizeof host, &port) != 0 || port <= 0 ||
+		    httpc_numeric(strcmp(host, "0.0.0.0") == 0 ? "127.0.0.1" : host, (int)port, &t) != 0) {
+			snprintf(m->leader_detail, sizeof m->leader_detail, "its address \"%s\" is not a numeric "
+			    "host:port, so it is not asked", m->leader);
+			return;
+		}
+		m->leader_h = httpc_new(m->base, &t, 1, 1024, READINESS_PROBE_TIMEOUT_MS);
+	}
+	if (m->leader_h != NULL)
+		m->leader_req = httpc_connect(m->leader_h, READINESS_PROBE_TIMEOUT_MS, leader_answered, m);
+}
+
+static void
 round_start(struct master *m)
 {
 	int liveness = m->child.state == CHILD_READY;
@@ -455,10 +556,12 @@ round_start(struct master *m)
 	m->round_started = mono_now();
 	m->pending = 0;
 	m->round_local = 0;
+	m->round_rpc = rpc_expected(m) && port_of(m, PROBE_RPC) != 0;
+	leader_probe(m);
 	for (int i = 0; i < PROBE_COUNT; i++) {
 		m->round_ok[i] = 1;
 		if (port_of(m, i) == 0 || (liveness && i == PROBE_METADATA) ||
-		    (i == PROBE_RPC && standby(m)))
+		    (i == PROBE_RPC && !rpc_expected(m)))
 			continue;
 		m->pending++;
 		m->probes[i] = i == PROBE_RPC ? httpc_connect(m->up[i], timeout, probe_done, &m->slots[i]) :
@@ -537,6 +640,16 @@ master_changed(struct child *c, int old)
 	if (c->state == CHILD_STARTING && old != CHILD_STARTING) {
 		m->role[0] = '\0';
 		m->leader[0] = '\0';
+		m->ha_state[0] = '\0';
+		m->phase = MH_NO_LEADER;
+		m->phase_since = mono_now();
+		m->problem[0] = '\0';
+	}
+	if (c->state != CHILD_STARTING && c->state != CHILD_READY) {
+		httpc_cancel(m->leader_req);
+		m->leader_req = NULL;
+		m->leader_serving = 0;
+		m->leader_h_for[0] = '\0';
 	}
 	if (m->changed != NULL)
 		m->changed(m, m->arg);
@@ -553,8 +666,8 @@ master_output(struct child *c, const char *p, size_t n)
 	struct master *m = c->arg;
 	char buf[sizeof m->scan + 16384];
 	size_t keep = strlen(m->scan), take = n < sizeof buf - keep - 1 ? n : sizeof buf - keep - 1;
-	int hit = 0;
-	if (c->state != CHILD_STARTING || !m->cfg->master.probe_on_output)
+	int hit = 0, starting = c->state == CHILD_STARTING && m->cfg->master.probe_on_output;
+	if (!starting && !(m->ha && (c->state == CHILD_STARTING || c->state == CHILD_READY)))
 		return;
 	/* the previous chunk's end, then this chunk's end: a line cut between two reads is seen */
 	memcpy(buf, m->scan, keep);
@@ -564,7 +677,24 @@ master_output(struct child *c, const char *p, size_t n)
 		hit = memmem(buf, keep + take, lines[i], strlen(lines[i])) != NULL;
 	snprintf(m->scan, sizeof m->scan, "%s", buf + (keep + take > sizeof m->scan - 1 ?
 	    keep + take - (sizeof m->scan - 1) : 0));
-	if (!hit)
+	if (m->ha && m->problem[0] == '\0' && memmem(buf, keep + take, PROMOTE_REFUSED, strlen(PROMOTE_REFUSED))) {
+		snprintf(m->problem, sizeof m->problem, "it holds the HA leadership but cannot serve: its log says "
+		    "\"" PROMOTE_REFUSED "\" (0.3.12 promotes a Redis standby only with --enable_snapshot_restore "
+		    "and a snapshot store: see master.ha)");
+		log_err("%s: %s", c->name, m->problem);
+		if (m->changed != NULL)
+			m->changed(m, m->arg);
+	}
+	if (m->ha && c->state == CHILD_READY && memmem(buf, keep + take, HA_STATE_LINE, strlen(HA_STATE_LINE))) {
+		if (m->pending > 0)
+			m->rerun = 1;
+		else {
+			evtimer_del(m->round_timer);
+			round_start(m);
+		}
+		return;
+	}
+	if (!hit || !starting)
 		return;
 	m->retry_ms = 1;
 	m->hot_until = mono_now() + (double)m->cfg->master.probe_interval_ms / 1000.0;
@@ -598,6 +728,7 @@ master_new(struct event_base *base, const struct cfg *cfg, const struct httpc_ta
 		m->up[i] = httpc_new(base, &targets[i], 1, PROBE_MAX_BODY, READINESS_PROBE_TIMEOUT_MS);
 	}
 	m->ha = cfg->master.ha_entry[0] != '\0';
+	m->phase = MH_NO_LEADER;
 	m->round_timer = evtimer_new(base, round_cb, m);
 	m->stall_timer = event_new(base, -1, EV_PERSIST, stall_tick, m);
 	m->lock_h = httpc_new(base, &targets[PROBE_ADMIN], 1, PROBE_MAX_BODY, cfg->master.lock_probe_timeout_ms);
@@ -617,6 +748,8 @@ master_free(struct master *m)
 {
 	cancel_probes(m);
 	stall_reset(m);
+	httpc_cancel(m->leader_req);
+	httpc_free(m->leader_h);
 	event_free(m->stall_timer);
 	httpc_free(m->lock_h);
 	httpc_free(m->metrics_h);
@@ -668,6 +801,23 @@ const char *
 master_leader(const struct master *m)
 {
 	return m->leader;
+}
+
+void
+master_ha(const struct master *m, struct master_ha *h)
+{
+	memset(h, 0, sizeof *h);
+	h->on = m->ha;
+	h->answered = m->ha && m->child.state == CHILD_READY;
+	h->phase = m->phase;
+	h->ha_state = m->ha_state[0] ? m->ha_state : mhealth_phase_name(m->phase);
+	h->phase_s = mono_now() - m->phase_since;
+	h->leader = m->leader;
+	h->leader_serving = m->phase == MH_STANDBY && m->leader_serving &&
+	    strcmp(m->leader_h_for, m->leader) == 0;
+	h->leader_detail = m->leader_detail[0] ? m->leader_detail : "not asked yet";
+	h->problem = m->problem[0] ? m->problem : NULL;
+	h->serving_leader = h->answered && (m->phase == MH_SERVING || h->leader_serving);
 }
 
 const struct probe_stat *

@@ -32,6 +32,20 @@ const struct probe_stat *master_probe_stat(const struct master *, int);
  * ("host:port", or "" when none is known). */
 const char	*master_role(const struct master *);
 const char	*master_leader(const struct master *);
+/* HA (--enable_ha): what its /health last said and what follows for clients. */
+struct master_ha {
+	int		 on;
+	int		 answered;	/* it runs and answered /health with its HA state */
+	int		 phase;		/* enum mh_phase */
+	const char	*ha_state;	/* its own word ("serving", "leader_warmup", "standby", ...) */
+	double		 phase_s;	/* in that phase for */
+	const char	*leader;	/* the leader it names, "" none */
+	int		 leader_serving;	/* a standby: that leader's RPC port accepts */
+	const char	*leader_detail;	/* the last answer of that leader's RPC port */
+	const char	*problem;	/* what its log says keeps it from serving, or NULL */
+	int		 serving_leader;	/* a leader serves: itself, or the one it names */
+};
+void		 master_ha(const struct master *, struct master_ha *);
 /* Once ready: whether it is stalled under its metadata locks, since when and why. */
 struct stall_out;
 const struct stall_out *master_stall(const struct master *);

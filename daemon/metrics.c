@@ -42,6 +42,21 @@ render_children(struct buf *b, const struct view *v)
 	}
 	prom_family(b, "mooncake_sidecar_master_ready", "1 when the master is proven ready.", "gauge");
 	prom_sample(b, "mooncake_sidecar_master_ready", NULL, v->master_ready);
+	if (v->ha_on) {
+		static const char *const phases[] = { "serving", "warmup", "standby", "no_leader", NULL };
+		prom_family(b, "mooncake_sidecar_master_ha_phase", "HA: 1 for the phase the master's /health says it is "
+		    "in (serving, warmup: the leader before it serves, standby, no_leader).", "gauge");
+		for (int i = 0; phases[i] != NULL; i++) {
+			const char *l[] = { "phase", phases[i], NULL };
+			prom_sample(b, "mooncake_sidecar_master_ha_phase", l, v->ha_answered && strcmp(v->ha_phase, phases[i]) == 0);
+		}
+		prom_family(b, "mooncake_sidecar_master_ha_serving_leader", "HA: 1 when a leader serves: this master, "
+		    "or the leader it names as a standby (its RPC port accepts).", "gauge");
+		prom_sample(b, "mooncake_sidecar_master_ha_serving_leader", NULL, v->ha_serving_leader);
+		prom_family(b, "mooncake_sidecar_master_ha_phase_seconds", "HA: how long the master has been in its phase.",
+		    "gauge");
+		prom_sample(b, "mooncake_sidecar_master_ha_phase_seconds", NULL, v->ha_answered ? v->ha_phase_s : 0);
+	}
 	prom_family(b, "mooncake_sidecar_endpoints_generation",
 	    "The generation of endpoints.json (one more each time the master becomes ready).", "gauge");
 	prom_sample(b, "mooncake_sidecar_endpoints_generation", NULL, v->files_gen);

@@ -19,6 +19,7 @@
 #include "follow.h"
 #include "log.h"
 #include "master.h"
+#include "mhealth.h"
 #include "notify.h"
 #include "readiness.h"
 #include "reconcile.h"
@@ -60,20 +61,24 @@ struct target {
 	char			 via[URL_HOST_MAX + 16];
 	char			 text[URL_HOST_MAX * 2 + 64];
 	int			 standby, leader_known;
+	int			 ha_wait;	/* HA: no leader serves that it knows of */
 };
 
 static void
 target_of(const struct sidecar *s, struct target *t)
 {
 	const struct child *c = master_child(s->master);
+	struct master_ha ha;
 	long leader_port;
 	memset(t, 0, sizeof *t);
+	master_ha(s->master, &ha);
 	t->m = (struct endpoints_master){
 		s->cfg.master.node, s->master_address, s->cfg.master.rpc_port,
 		s->cfg.master.http_metadata_port, s->cfg.master.metrics_port, c->pid, c->restarts,
 		c->ready_wall, NULL
 	};
 	t->standby = strcmp(master_role(s->master), "standby") == 0;
+	t->ha_wait = ha.on && !ha.serving_leader;
 	if (t->standby && split_hostport(master_leader(s->master), t->leader_host, sizeof t->leader_host,
 	    &leader_port) == 0) {
 		t->leader_known = 1;
@@ -101,6 +106,7 @@ gather(const struct sidecar *s, const struct target *t, struct rc_state *st)
 		st->master_gen = master_generation(s->master);
 		st->standby = t->standby;
 		st->leader_known = t->leader_known;
+		st->ha_wait = t->ha_wait;
 		st->published = s->published;
 		st->target_changed = strcmp(t->text, s->published_target) != 0;
 	}
@@ -241,8 +247,38 @@ sidecar_free_events(struct sidecar *s)
 }
 
 /* The readiness rule (common/readiness.c) over the view: its answer and the STATUS= line, in it. */
+/* HA: what the master is for clients (ha_role, once a leader serves) or why none serves (ha_wait). */
 static void
-readiness_of(struct view *v, int stopping, int standby_without_leader)
+ha_words(struct view *v, const char **role, const char **wait)
+{
+	char s[1200];
+	*role = *wait = NULL;
+	if (!v->ha_on || !v->master_ready)
+		return;
+	if (v->ha_serving_leader && strcmp(v->ha_phase, "serving") == 0)
+		*role = "the HA leader";
+	else if (v->ha_serving_leader) {
+		snprintf(s, sizeof s, "an HA standby of %s", v->ha_leader);
+		*role = view_str(v, s);
+	} else {
+		if (strcmp(v->ha_phase, "warmup") == 0)
+			snprintf(s, sizeof s, "up as the HA leader, in warmup for %.1f s", v->ha_phase_s);
+		else if (strcmp(v->ha_phase, "standby") == 0)
+			snprintf(s, sizeof s, "up as an HA standby, its leader %s not serving: %s", v->ha_leader,
+			    v->ha_leader_detail);
+		else
+			snprintf(s, sizeof s, "up as an HA standby that names no leader (ha_state %s, for %.1f s)",
+			    v->ha_state, v->ha_phase_s);
+		if (v->ha_problem != NULL) {
+			size_t n = strlen(s);
+			snprintf(s + n, sizeof s - n, "; %s", v->ha_problem);
+		}
+		*wait = view_str(v, s);
+	}
+}
+
+static void
+readiness_of(struct view *v, int stopping)
 {
 	struct rd_facts f = { 0 };
 	char why[2048], line[2048];
@@ -253,7 +289,7 @@ readiness_of(struct view *v, int stopping, int standby_without_leader)
 	f.master_reason = v->master_reason ? v->master_reason : "";
 	f.master_pid = v->master_pid;
 	f.master_restarts = v->master_restarts;
-	f.standby_without_leader = standby_without_leader;
+	ha_words(v, &f.ha_role, &f.ha_wait);
 	f.master_stalled = v->stall_why;
 	f.master_node = v->master_node;
 	f.follow_state = v->follow_state;
@@ -460,7 +496,6 @@ sidecar_view(const struct sidecar *sc, struct view *v, int files)
 	struct child **list;
 	size_t n = child_list(&list);
 	double now = mono_now();
-	int standby_without_leader = 0;
 
 	memset(v, 0, sizeof *v);
 	v->node = sc->cfg.job.node;
@@ -500,8 +535,7 @@ sidecar_view(const struct sidecar *sc, struct view *v, int files)
 			v->files_json = view_str(v, endpoints_json(e));
 	}
 	if (c != NULL) {
-		char host[URL_HOST_MAX];
-		long port;
+		struct master_ha ha;
 		v->has_master = 1;
 		v->master_state = child_state_name(c->state);
 		v->master_reason = view_str(v, c->reason);
@@ -524,8 +558,18 @@ sidecar_view(const struct sidecar *sc, struct view *v, int files)
 			v->probes[i] = (struct view_probe){ i != VIEW_METADATA || v->ports[i] != 0, p->ok,
 			    p->seconds * 1000.0, view_str(v, p->detail), p->at > 0 ? (now - p->at) * 1000.0 : -1 };
 		}
-		standby_without_leader = strcmp(master_role(sc->master), "standby") == 0 &&
-		    split_hostport(master_leader(sc->master), host, sizeof host, &port) != 0;
+		master_ha(sc->master, &ha);
+		v->ha_on = ha.on;
+		v->ha_answered = ha.answered;
+		v->ha_phase = mhealth_phase_name(ha.phase);
+		v->ha_state = view_str(v, ha.ha_state);
+		v->ha_phase_s = ha.phase_s;
+		v->ha_since = wall_now() - ha.phase_s;
+		v->ha_leader = view_str(v, ha.leader);
+		v->ha_leader_serving = ha.leader_serving;
+		v->ha_leader_detail = view_str(v, ha.leader_detail);
+		v->ha_problem = view_str(v, ha.problem);
+		v->ha_serving_leader = ha.serving_leader;
 	} else if (sc->follow != NULL) {
 		v->follow_url = view_str(v, follow_url(sc->follow));
 		v->follow_state = view_str(v, follow_state(sc->follow));
@@ -538,5 +582,5 @@ sidecar_view(const struct sidecar *sc, struct view *v, int files)
 	sd_build(sc, v);
 	v->long_polls = admin_long_polls(sc->admin);
 	v->coalesced = admin_coalesced(sc->admin);
-	readiness_of(v, sc->stopping, standby_without_leader);
+	readiness_of(v, sc->stopping);
 }

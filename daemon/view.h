@@ -97,6 +97,11 @@ struct view {
 	double			 stall_s;	/* for how long */
 	unsigned long		 stalls;	/* stalls seen since the sidecar started */
 	double			 ready_wall;
+	/* HA (--enable_ha; ha_on 0: none): the master's phase and what follows for clients */
+	int			 ha_on, ha_answered, ha_leader_serving, ha_serving_leader;
+	const char		*ha_phase, *ha_state, *ha_leader, *ha_leader_detail, *ha_problem;
+	double			 ha_phase_s;
+	double			 ha_since;	/* wall clock of the phase's start, as endpoints' written_at */
 	long			 ports[VIEW_NPROBES];
 	struct view_probe	 probes[VIEW_NPROBES];
 	const char		*follow_url, *follow_state;

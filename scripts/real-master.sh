@@ -10,7 +10,8 @@
 #                                     ../include/store_c.h beside it
 # One CMake tree builds both targets (mooncake_master and mooncake_store_c) with one set of options, so
 # the client and the master always come from the same source: the client refuses a master of another
-# version.
+# version. The build has the Redis HA backend (-DSTORE_USE_REDIS=ON -DUSE_REDIS=ON, Debian's
+# libhiredis-dev): one build serves the single-master tests and the HA ones (tests/integration/real_ha.sh).
 #   MCS_MASTER_TARBALL=FILE           the source tarball (default: ../shared/mooncake/*.tar.xz)
 #   MCS_MASTER_CACHE=DIR              the cache (default: /var/cache/mooncake-sidecar/real-master)
 # Exit 0 with the path; exit 3 with one line saying why when there is neither a binary nor a tarball;
@@ -50,7 +51,8 @@ if [ -z "$tarball" ] || [ ! -f "$tarball" ]; then
 fi
 
 sum=$(sha256sum "$tarball" | cut -d' ' -f1)
-cache=${MCS_MASTER_CACHE:-/var/cache/mooncake-sidecar/real-master}/$sum
+# The options are part of the cache's name: a build without the Redis backend is not reused.
+cache=${MCS_MASTER_CACHE:-/var/cache/mooncake-sidecar/real-master}/$sum-redis
 bin=$cache/bin/mooncake_master
 lib=$cache/lib/libmooncake_store.so
 result() {
@@ -70,7 +72,7 @@ fi
 # Debian packages the master's build needs (and nothing it does not).
 bash "$top/scripts/deps.sh" g++ make cmake xz-utils pkg-config libgflags-dev libgoogle-glog-dev \
 	libjsoncpp-dev libyaml-cpp-dev libzstd-dev libxxhash-dev libnuma-dev libibverbs-dev \
-	libcurl4-openssl-dev libmsgpack-dev python3-dev >&2
+	libcurl4-openssl-dev libmsgpack-dev python3-dev libhiredis-dev >&2
 
 echo "real-master: building $(basename "$tarball") into $cache (about 15 minutes on 2 cores for both targets)" >&2
 mkdir -p "$cache"
@@ -90,7 +92,7 @@ started=$(date +%s)
 		-DPython3_EXECUTABLE=/usr/bin/python3 -DCMAKE_BUILD_TYPE=Release -DBUILD_UNIT_TESTS=OFF \
 		-DBUILD_EXAMPLES=OFF -DBUILD_BENCHMARK=OFF -DWITH_TE=ON -DWITH_STORE=ON -DWITH_STORE_RUST=OFF \
 		-DWITH_STORE_GO=OFF -DWITH_P2P_STORE=OFF -DWITH_EP=OFF -DWITH_RUST_EXAMPLE=OFF -DUSE_CUDA=OFF \
-		-DUSE_ETCD=OFF -DSTORE_USE_ETCD=OFF -DSTORE_USE_REDIS=OFF -DUSE_REDIS=OFF -DUSE_HTTP=ON \
+		-DUSE_ETCD=OFF -DSTORE_USE_ETCD=OFF -DSTORE_USE_REDIS=ON -DUSE_REDIS=ON -DUSE_HTTP=ON \
 		-DWITH_METRICS=ON -DUSE_TENT=OFF -DENABLE_KV_EVENTS=OFF -DENABLE_DEBUG_SYMBOLS=OFF \
 		-DBUILD_SHARED_LIBS=OFF -DWITH_STORE_C_SHARED=ON -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON
 	make -C "$work/build" -j2 mooncake_master mooncake_store_c

@@ -1,4 +1,5 @@
-/* The master's /health: no crash; a usable answer is ready or a standby naming a leader. */
+/* The master's /health: no crash; a usable answer is ready or a standby naming a leader; only a
+ * ready one is serving, and a standby phase always has a leader. */
 #include "config.h"
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,6 +18,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	if (rc != 0 && mhealth_usable(&h))
 		abort();
 	if (mhealth_usable(&h) && !h.service_ready && (strcmp(h.role, "standby") != 0 || h.leader[0] == '\0'))
+		abort();
+	if (strlen(h.ha_state) >= sizeof h.ha_state || (mhealth_phase(&h) == MH_SERVING) != (h.service_ready != 0))
+		abort();
+	if (mhealth_phase(&h) == MH_STANDBY && h.leader[0] == '\0')
 		abort();
 	return 0;
 }

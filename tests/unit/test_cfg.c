@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cfg.h"
+#include "kvlist.h"
 #include "unit.h"
 
 /* Each bad config and the exact error it must produce (the first error, and the count). */
@@ -135,6 +136,27 @@ static const struct {
 	{ "{\"master\":{\"extra_args\":[\"--enable_ha=true\"]}}", "master.extra_args: --enable_ha needs the "
 	  "HA backend's connection string: --ha_backend_connstring=..., or for the etcd backend "
 	  "--etcd_endpoints=h1:2379;h2:2379 (mooncake_master aborts without one)" },
+	/* HA on Redis: master.ha, and what 0.3.12 needs to serve (hacfg.c) */
+	{ "{\"master\":{\"ha\":{\"backend\":\"etcd://h:2379\",\"snapshot_dir\":\"/s\"}}}", "master.ha.backend: \"etcd://h:2379\" is "
+	  "not redis://HOST:PORT (0.3.12's etcd backend is not built with Debian's packages; give its flags in master.extra_args)" },
+	{ "{\"master\":{\"ha\":{\"backend\":\"redis://r:1/0\",\"snapshot_dir\":\"/s\"}}}", "master.ha.backend: \"redis://r:1/0\" is "
+	  "not redis://HOST:PORT (0.3.12's etcd backend is not built with Debian's packages; give its flags in master.extra_args)" },
+	{ "{\"master\":{\"ha\":{\"backend\":\"redis://r:1\"}}}", "master.ha.snapshot_dir: \"\" is not an absolute path: every "
+	  "master of the HA group must share one (a shared filesystem across machines); a standby is promoted from it" },
+	{ "{\"master\":{\"extra_args\":[\"--rpc_address=10.0.0.1\",\"--enable_snapshot\"],\"ha\":{\"backend\":\"redis://127.0.0.1:6379\",\"snapshot_dir\":\"/s\"}}}",
+	  "master.extra_args: --enable_snapshot is set by master.ha; leave it out" },
+	{ "{\"master\":{\"env\":{\"MOONCAKE_SNAPSHOT_LOCAL_PATH\":\"/t\"},\"ha\":{\"backend\":\"redis://127.0.0.1:6379\",\"snapshot_dir\":\"/s\"}}}",
+	  "master.env: MOONCAKE_SNAPSHOT_LOCAL_PATH is set by master.ha.snapshot_dir; leave it out" },
+	{ "{\"master\":{\"ha\":{\"backend\":\"redis://127.0.0.1:6379\",\"snapshot_dir\":\"/s\"}}}", "master.extra_args: an HA master registers --rpc_address:--rpc_port as the leader's address, where "
+	  "clients and the other sidecars reach it; the default 0.0.0.0 is no such address: give --rpc_address=<this node's address>" },
+	{ "{\"master\":{\"ha\":{\"snapshot_dir\":\"/s\"}}}", "master.ha.snapshot_dir: set without master.ha.backend" },
+	{ "{\"master\":{\"ha\":{\"warmup\":1}}}", "master.ha.warmup: unknown key" },
+	{ "{\"master\":{\"extra_args\":[\"--rpc_address=10.0.0.1\",\"--enable_ha\",\"--ha_backend_type=redis\",\"--ha_backend_connstring=redis://r:1\"]}}",
+	  "master.extra_args: --ha_backend_type=redis needs --enable_snapshot_restore=true: without it 0.3.12 promotes no standby, so its "
+	  "leader never serves (\"Failed to promote standby for serve: UNAVAILABLE_IN_CURRENT_STATUS\"); master.ha sets what it needs" },
+	{ "{\"master\":{\"extra_args\":[\"--rpc_address=10.0.0.1\",\"--enable_ha\",\"--ha_backend_type=redis\",\"--ha_backend_connstring=redis://r:1\","
+	  "\"--enable_snapshot_restore\",\"--enable_snapshot\",\"--snapshot_object_store_type=local\"]}}",
+	  "master.env: --snapshot_object_store_type=local needs MOONCAKE_SNAPSHOT_LOCAL_PATH, the directory every master of the HA group shares" },
 	{ "{\"endpoints\":{\"store_config\":\"x\"}}", "endpoints.store_config: must be an object, got a string" },
 	{ "{\"workers\":{\"flavor\":\"tgi\"}}", "workers.flavor: must be one of vllm, sglang, generic, got \"tgi\"" },
 	{ "{\"workers\":{\"dp_launch_mode\":\"per_rack\"}}",
@@ -242,6 +264,38 @@ END_TEST
 
 /* A group's health check by default: GET /health for vLLM and SGLang (their API servers answer it
  * once the model is loaded), none for a generic command. */
+/* master.ha: five lines give the flags 0.3.12 needs to serve on Redis, the snapshot directory, and
+ * the entry clients connect through; a connection string that has its scheme is not given it twice. */
+START_TEST(test_ha_resolved)
+{
+	static const char *const want[] = { "--rpc_address=10.0.0.1", "--enable_ha=true", "--ha_backend_type=redis",
+		"--ha_backend_connstring=redis://127.0.0.1:6379", "--enable_snapshot=true", "--snapshot_interval_seconds=5",
+		"--enable_snapshot_restore=true", "--snapshot_object_store_type=local", NULL };
+	struct cfg c;
+	struct strv errs = { 0 };
+	ck_assert_int_eq(cfg_load_string("{\"master\":{\"extra_args\":[\"--rpc_address=10.0.0.1\"],"
+	    "\"ha\":{\"backend\":\"redis://127.0.0.1:6379\",\"snapshot_dir\":\"/srv/ha\"}}}", NULL, &c, &errs), 0);
+	for (int i = 0; want[i] != NULL; i++)
+		ck_assert_str_eq(c.master.extra_args[i], want[i]);
+	ck_assert_ptr_null(c.master.extra_args[8]);
+	ck_assert_str_eq(kvlist_get(&c.master.env, "MOONCAKE_SNAPSHOT_LOCAL_PATH"), "/srv/ha");
+	ck_assert_str_eq(c.master.ha_entry, "redis://127.0.0.1:6379");
+	ck_assert_int_eq(c.master.ha_warmup_timeout_ms, 30000);
+	cfg_free(&c);
+	ck_assert_int_eq(cfg_load_string("{\"master\":{\"extra_args\":[\"--rpc_address=10.0.0.1\",\"--enable_ha\","
+	    "\"--ha_backend_type=redis\",\"--ha_backend_connstring=r:1\",\"--enable_snapshot_restore\",\"--enable_snapshot\","
+	    "\"--snapshot_object_store_type=local\"],\"env\":{\"MOONCAKE_SNAPSHOT_LOCAL_PATH\":\"/s\"},"
+	    "\"ha\":{\"warmup_timeout_ms\":0}}}", NULL, &c, &errs), 0);
+	ck_assert_str_eq(c.master.ha_entry, "redis://r:1");
+	ck_assert_int_eq(c.master.ha_warmup_timeout_ms, 0);
+	cfg_free(&c);
+	ck_assert_int_eq(cfg_load_string("{}", NULL, &c, &errs), 0);
+	ck_assert_str_eq(c.master.ha_entry, "");
+	cfg_free(&c);
+	strv_free(&errs);
+}
+END_TEST
+
 START_TEST(test_health_defaults)
 {
 	static const char *const flavor[] = { "vllm", "sglang", "generic" };
@@ -442,6 +496,7 @@ main(void)
 	tcase_add_test(tc, test_store_used);
 	tcase_add_test(tc, test_gpus_per_node_from_env);
 	tcase_add_test(tc, test_hostport);
+	tcase_add_test(tc, test_ha_resolved);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

@@ -96,34 +96,44 @@ START_TEST(test_table_complete)
 END_TEST
 
 /* The master's own states, on a node with healthy workers and ready files. */
-static const struct { const char *state, *reason; int ready, standby; const char *stalled, *why, *line; } master[] = {
-	{ "ready", "", 1, 0, NULL, "ready", "master ready (gen 3, pid 4242, 1 restart); 2/2 workers running" },
-	{ "ready", "", 0, 0, "the lock probe (/batch_query_keys) has not answered for 2.0 s",
+static const struct { const char *state, *reason; int ready; const char *ha_role, *ha_wait, *stalled, *why, *line; } master[] = {
+	{ "ready", "", 1, NULL, NULL, NULL, "ready", "master ready (gen 3, pid 4242, 1 restart); 2/2 workers running" },
+	{ "ready", "", 0, NULL, NULL, "the lock probe (/batch_query_keys) has not answered for 2.0 s",
 	  "not ready: master stalled (pid 4242): the lock probe (/batch_query_keys) has not answered for 2.0 s",
 	  "master stalled (pid 4242): the lock probe (/batch_query_keys) has not answered for 2.0 s; 2/2 workers running" },
-	{ "starting", "pid 4242", 0, 0, NULL, "not ready: master starting (pid 4242, 1 restart)",
+	{ "starting", "pid 4242", 0, NULL, NULL, NULL, "not ready: master starting (pid 4242, 1 restart)",
 	  "master starting (pid 4242, 1 restart); 2/2 workers running" },
-	{ "backoff", "exited with code 1; restarting in 200 ms", 0, 0, NULL,
+	{ "backoff", "exited with code 1; restarting in 200 ms", 0, NULL, NULL, NULL,
 	  "not ready: master backoff: exited with code 1; restarting in 200 ms",
 	  "master backoff: exited with code 1; restarting in 200 ms; 2/2 workers running" },
-	{ "fatal", "more than 5 starts in 60000 ms; not restarting (last: exited with code 3)", 0, 0, NULL,
+	{ "fatal", "more than 5 starts in 60000 ms; not restarting (last: exited with code 3)", 0, NULL, NULL, NULL,
 	  "not ready: master fatal: more than 5 starts in 60000 ms; not restarting (last: exited with code 3)",
 	  "master fatal: more than 5 starts in 60000 ms; not restarting (last: exited with code 3); 2/2 workers running" },
-	{ "stopped", "", 0, 0, NULL, "not ready: master stopped", "master stopped; 2/2 workers running" },
-	{ "ready", "", 0, 1, NULL, "not ready: master ready as an HA standby that names no leader (pid 4242)",
-	  "master ready as an HA standby that names no leader (pid 4242); 2/2 workers running" },
+	{ "stopped", "", 0, NULL, NULL, NULL, "not ready: master stopped", "master stopped; 2/2 workers running" },
+	/* HA: ready once a leader serves, itself or the one it names; up but not ready while none does */
+	{ "ready", "", 1, "the HA leader", NULL, NULL, "ready",
+	  "master ready as the HA leader (gen 3, pid 4242, 1 restart); 2/2 workers running" },
+	{ "ready", "", 1, "an HA standby of 127.0.0.2:50051", NULL, NULL, "ready",
+	  "master ready as an HA standby of 127.0.0.2:50051 (gen 3, pid 4242, 1 restart); 2/2 workers running" },
+	{ "ready", "", 0, NULL, "up as the HA leader, in warmup for 2.1 s", NULL,
+	  "not ready: master up as the HA leader, in warmup for 2.1 s (pid 4242)",
+	  "master up as the HA leader, in warmup for 2.1 s (pid 4242); 2/2 workers running" },
+	{ "ready", "", 0, NULL, "up as an HA standby that names no leader (ha_state starting, for 1.0 s)", NULL,
+	  "not ready: master up as an HA standby that names no leader (ha_state starting, for 1.0 s) (pid 4242)",
+	  "master up as an HA standby that names no leader (ha_state starting, for 1.0 s) (pid 4242); 2/2 workers running" },
 };
 
 START_TEST(test_master_states)
 {
 	struct rd_facts f = facts_of("mrh-");
 	char why[2048], line[2048];
-	f.master_ready = master[_i].ready || master[_i].standby || master[_i].stalled != NULL;
+	f.master_ready = strcmp(master[_i].state, "ready") == 0;
 	f.master_stalled = master[_i].stalled;
 	f.master_state = master[_i].state;
 	f.master_reason = master[_i].reason;
 	f.master_restarts = 1;
-	f.standby_without_leader = master[_i].standby;
+	f.ha_role = master[_i].ha_role;
+	f.ha_wait = master[_i].ha_wait;
 	ck_assert_int_eq(readiness(&f, why, sizeof why), master[_i].ready);
 	ck_assert_str_eq(why, master[_i].why);
 	readiness_status_line(&f, line, sizeof line);

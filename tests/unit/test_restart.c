@@ -52,22 +52,36 @@ END_TEST
 static const struct {
 	const char	*body;
 	int		 rc;
-	const char	*role, *leader;
-	int		 ready, usable;
+	const char	*role, *leader, *state;
+	int		 ready, usable, phase;
 } health[] = {
 	/* the real master 0.3.12, without HA and as a leader and a standby */
-	{ "{\"status\":\"ok\",\"service_ready\":true}", 0, "leader", "", 1, 1 },
-	{ "{\"role\":\"leader\",\"service_ready\":true,\"leader_address\":\"10.0.0.1:50051\"}", 0, "leader", "10.0.0.1:50051", 1, 1 },
-	{ "{\"role\":\"standby\",\"service_ready\":false,\"leader_address\":\"10.0.0.1:50051\"}", 0, "standby", "10.0.0.1:50051", 0, 1 },
-	{ "{\"role\":\"standby\",\"service_ready\":false}", 0, "standby", "", 0, 0 },
-	{ "{\"role\":\"standby\",\"service_ready\":false,\"leader_address\":\"\"}", 0, "standby", "", 0, 0 },
-	{ "{\"service_ready\":false}", 0, "leader", "", 0, 0 },
-	{ "{\"service_ready\":\"true\"}", 0, "leader", "", 0, 0 },
-	{ "{\"role\":7,\"service_ready\":true}", 0, "leader", "", 1, 1 },
-	{ "{\"role\":\"a-role-name-far-too-long\",\"service_ready\":true}", 0, "leader", "", 1, 1 },
-	{ "[1,2]", -1, "leader", "", 0, 0 },
-	{ "OK", -1, "leader", "", 0, 0 },
-	{ "", -1, "leader", "", 0, 0 },
+	{ "{\"status\":\"ok\",\"service_ready\":true}", 0, "leader", "", "", 1, 1, MH_SERVING },
+	{ "{\"role\":\"leader\",\"service_ready\":true,\"leader_address\":\"10.0.0.1:50051\"}", 0, "leader", "10.0.0.1:50051", "", 1, 1, MH_SERVING },
+	{ "{\"role\":\"standby\",\"service_ready\":false,\"leader_address\":\"10.0.0.1:50051\"}", 0, "standby", "10.0.0.1:50051", "", 0, 1, MH_STANDBY },
+	{ "{\"role\":\"standby\",\"service_ready\":false}", 0, "standby", "", "", 0, 0, MH_NO_LEADER },
+	{ "{\"role\":\"standby\",\"service_ready\":false,\"leader_address\":\"\"}", 0, "standby", "", "", 0, 0, MH_NO_LEADER },
+	/* 0.3.12 with the Redis backend: every ha_state it has (include/ha/ha_types.h) */
+	{ "{\"status\":\"ok\",\"role\":\"leader\",\"ha_state\":\"serving\",\"service_ready\":true,\"leader_address\":\"127.0.0.2:50051\",\"view_version\":3}",
+	  0, "leader", "127.0.0.2:50051", "serving", 1, 1, MH_SERVING },
+	{ "{\"status\":\"ok\",\"role\":\"leader\",\"ha_state\":\"leader_warmup\",\"service_ready\":false,\"leader_address\":\"127.0.0.2:50051\",\"view_version\":4}",
+	  0, "leader", "127.0.0.2:50051", "leader_warmup", 0, 0, MH_WARMUP },
+	{ "{\"status\":\"ok\",\"role\":\"standby\",\"ha_state\":\"standby\",\"service_ready\":false,\"leader_address\":\"127.0.0.3:50051\",\"view_version\":4}",
+	  0, "standby", "127.0.0.3:50051", "standby", 0, 1, MH_STANDBY },
+	{ "{\"status\":\"ok\",\"role\":\"standby\",\"ha_state\":\"recovering\",\"service_ready\":false,\"leader_address\":\"127.0.0.3:50051\"}",
+	  0, "standby", "127.0.0.3:50051", "recovering", 0, 1, MH_STANDBY },
+	{ "{\"status\":\"ok\",\"role\":\"standby\",\"ha_state\":\"starting\",\"service_ready\":false}", 0, "standby", "", "starting", 0, 0, MH_NO_LEADER },
+	{ "{\"status\":\"ok\",\"role\":\"standby\",\"ha_state\":\"candidate\",\"service_ready\":false}", 0, "standby", "", "candidate", 0, 0, MH_NO_LEADER },
+	{ "{\"role\":\"standby\",\"ha_state\":\"catching_up\",\"service_ready\":false,\"leader_address\":\"h:1\"}", 0, "standby", "h:1", "catching_up", 0, 1, MH_STANDBY },
+	{ "{\"role\":\"leader\",\"ha_state\":\"a-state-name-far-far-too-long\",\"service_ready\":false}", 0, "leader", "", "", 0, 0, MH_WARMUP },
+	{ "{\"role\":\"standby\",\"ha_state\":7,\"service_ready\":false}", 0, "standby", "", "", 0, 0, MH_NO_LEADER },
+	{ "{\"service_ready\":false}", 0, "leader", "", "", 0, 0, MH_WARMUP },
+	{ "{\"service_ready\":\"true\"}", 0, "leader", "", "", 0, 0, MH_WARMUP },
+	{ "{\"role\":7,\"service_ready\":true}", 0, "leader", "", "", 1, 1, MH_SERVING },
+	{ "{\"role\":\"a-role-name-far-too-long\",\"service_ready\":true}", 0, "leader", "", "", 1, 1, MH_SERVING },
+	{ "[1,2]", -1, "leader", "", "", 0, 0, MH_WARMUP },
+	{ "OK", -1, "leader", "", "", 0, 0, MH_WARMUP },
+	{ "", -1, "leader", "", "", 0, 0, MH_WARMUP },
 };
 
 START_TEST(test_mhealth)
@@ -77,12 +91,16 @@ START_TEST(test_mhealth)
 	ck_assert_int_eq(mhealth_parse(b, strlen(b), &h), health[_i].rc);
 	ck_assert_str_eq(h.role, health[_i].role);
 	ck_assert_str_eq(h.leader, health[_i].leader);
+	ck_assert_str_eq(h.ha_state, health[_i].state);
 	ck_assert_int_eq(h.service_ready, health[_i].ready);
 	ck_assert_int_eq(mhealth_usable(&h), health[_i].usable);
+	ck_assert_int_eq(mhealth_phase(&h), health[_i].phase);
+	ck_assert_str_ne(mhealth_phase_name(mhealth_phase(&h)), "unknown");
 	/* a body cut anywhere is not an object, and is never usable */
 	for (size_t n = 0; n + 1 < strlen(b); n++) {
 		ck_assert_int_eq(mhealth_parse(b, n, &h), -1);
 		ck_assert(!mhealth_usable(&h));
+		ck_assert_int_ne(mhealth_phase(&h), MH_SERVING);
 	}
 }
 END_TEST
