@@ -1090,7 +1090,12 @@ resolve(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
 		    "HTTP metadata server, which master.http_metadata_port 0 turns off");
 	check_parallel(c, errs);
 	check_health(c, errs);
-	hacfg_resolve(c, errs);
+	if (c->master.enabled) {
+		struct hacfg ha = { c->master.ha_backend, c->master.ha_snapshot_dir, c->master.ha_snapshot_interval_s,
+		    &c->master.extra_args, &c->master.env, c->master.ha_entry, sizeof c->master.ha_entry };
+		hacfg_resolve(&ha, errs);
+	} else
+		c->master.ha_entry[0] = '\0';
 	check_restart(&c->master.restart, "master.restart", errs);
 	check_restart(&c->workers.restart, "workers.restart", errs);
 	if (c->master.url[0] != '\0') {

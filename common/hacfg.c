@@ -17,43 +17,43 @@ static const char *const owned[] = {
 };
 
 static void
-add_flags(struct cfg *c, struct strv *errs)
+add_flags(struct hacfg *c, struct strv *errs)
 {
 	struct strv args = { 0 };
 	const char *env;
 	for (int i = 0; owned[i] != NULL; i++)
-		if (workerenv_gflag(c->master.extra_args, owned[i], strncmp(owned[i], "enable_", 7) == 0) != NULL)
+		if (workerenv_gflag(*c->extra_args, owned[i], strncmp(owned[i], "enable_", 7) == 0) != NULL)
 			strv_pushf(errs, "master.extra_args: --%s is set by master.ha; leave it out", owned[i]);
-	if (strncmp(c->master.ha_backend, "redis://", 8) != 0 || c->master.ha_backend[8] == '\0' ||
-	    strchr(c->master.ha_backend + 8, '/') != NULL)
+	if (strncmp(c->backend, "redis://", 8) != 0 || c->backend[8] == '\0' ||
+	    strchr(c->backend + 8, '/') != NULL)
 		strv_pushf(errs, "master.ha.backend: \"%s\" is not redis://HOST:PORT (0.3.12's etcd backend is "
-		    "not built with Debian's packages; give its flags in master.extra_args)", c->master.ha_backend);
-	if (c->master.ha_snapshot_dir[0] != '/')
+		    "not built with Debian's packages; give its flags in master.extra_args)", c->backend);
+	if (c->snapshot_dir[0] != '/')
 		strv_pushf(errs, "master.ha.snapshot_dir: \"%s\" is not an absolute path: every master of the HA "
 		    "group must share one (a shared filesystem across machines); a standby is promoted from it",
-		    c->master.ha_snapshot_dir);
-	env = kvlist_get(&c->master.env, SNAPSHOT_ENV);
-	if (env != NULL && strcmp(env, c->master.ha_snapshot_dir) != 0)
+		    c->snapshot_dir);
+	env = kvlist_get(c->env, SNAPSHOT_ENV);
+	if (env != NULL && strcmp(env, c->snapshot_dir) != 0)
 		strv_pushf(errs, "master.env: " SNAPSHOT_ENV " is set by master.ha.snapshot_dir; leave it out");
-	for (char **a = c->master.extra_args; *a != NULL; a++)
+	for (char **a = *c->extra_args; *a != NULL; a++)
 		strv_push(&args, *a);
 	strv_push(&args, "--enable_ha=true");
 	strv_push(&args, "--ha_backend_type=redis");
-	strv_pushf(&args, "--ha_backend_connstring=%s", c->master.ha_backend);
+	strv_pushf(&args, "--ha_backend_connstring=%s", c->backend);
 	strv_push(&args, "--enable_snapshot=true");
-	strv_pushf(&args, "--snapshot_interval_seconds=%ld", c->master.ha_snapshot_interval_s);
+	strv_pushf(&args, "--snapshot_interval_seconds=%ld", c->snapshot_interval_s);
 	strv_push(&args, "--enable_snapshot_restore=true");
 	strv_push(&args, "--snapshot_object_store_type=local");
-	strv_freev(c->master.extra_args);
-	c->master.extra_args = args.v;		/* strv keeps it NULL-terminated */
-	kvlist_set(&c->master.env, SNAPSHOT_ENV, c->master.ha_snapshot_dir);
+	strv_freev(*c->extra_args);
+	*c->extra_args = args.v;		/* strv keeps it NULL-terminated */
+	kvlist_set(c->env, SNAPSHOT_ENV, c->snapshot_dir);
 }
 
 /* What 0.3.12 needs to serve as an HA leader, from its source. */
 static void
-check_servable(const struct cfg *c, struct strv *errs)
+check_servable(const struct hacfg *c, struct strv *errs)
 {
-	char *const *a = c->master.extra_args;
+	char *const *a = *c->extra_args;
 	const char *type = workerenv_gflag(a, "ha_backend_type", 0), *store, *rpc;
 	rpc = workerenv_gflag(a, "rpc_address", 0);
 	if (rpc == NULL || rpc[0] == '\0' || strcmp(rpc, "0.0.0.0") == 0 || strcmp(rpc, "::") == 0)
@@ -72,7 +72,7 @@ check_servable(const struct cfg *c, struct strv *errs)
 	if (store == NULL || store[0] == '\0')
 		strv_pushf(errs, "master.extra_args: --ha_backend_type=redis needs --snapshot_object_store_type "
 		    "(local, with " SNAPSHOT_ENV " in master.env): the standby is promoted from the snapshots");
-	else if (strcmp(store, "local") == 0 && kvlist_get(&c->master.env, SNAPSHOT_ENV) == NULL)
+	else if (strcmp(store, "local") == 0 && kvlist_get(c->env, SNAPSHOT_ENV) == NULL)
 		strv_pushf(errs, "master.env: --snapshot_object_store_type=local needs " SNAPSHOT_ENV ", the "
 		    "directory every master of the HA group shares");
 	if (!workerenv_gflag_true(a, "enable_snapshot"))
@@ -81,17 +81,15 @@ check_servable(const struct cfg *c, struct strv *errs)
 }
 
 void
-hacfg_resolve(struct cfg *c, struct strv *errs)
+hacfg_resolve(struct hacfg *c, struct strv *errs)
 {
 	char why[300];
-	c->master.ha_entry[0] = '\0';
-	if (!c->master.enabled)
-		return;
-	if (c->master.ha_backend[0] != '\0')
+	c->entry[0] = '\0';
+	if (c->backend[0] != '\0')
 		add_flags(c, errs);
-	else if (c->master.ha_snapshot_dir[0] != '\0')
+	else if (c->snapshot_dir[0] != '\0')
 		strv_pushf(errs, "master.ha.snapshot_dir: set without master.ha.backend");
-	switch (workerenv_ha_entry(c->master.extra_args, c->master.ha_entry, sizeof c->master.ha_entry, why,
+	switch (workerenv_ha_entry(*c->extra_args, c->entry, c->entry_len, why,
 	    sizeof why)) {
 	case -1:
 		strv_pushf(errs, "master.extra_args: %s", why);

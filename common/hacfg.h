@@ -1,13 +1,24 @@
 #ifndef COMMON_HACFG_H
 #define COMMON_HACFG_H
-#include "cfg.h"
+#include <stddef.h>
+#include "kvlist.h"
+#include "xalloc.h"
 
 /*
  * The master's HA: master.ha (the backend URL and the snapshot directory) resolved into the flags
  * and the environment the sidecar starts mooncake_master with, and the checks that an HA master of
  * 0.3.12 can serve at all, whether HA came from master.ha or from master.extra_args, and the entry
- * clients connect through (master.ha_entry). Errors name the
- * key and the flag. Pure: no I/O.
+ * clients connect through (master.ha_entry). Errors name the key and the flag. Pure: no I/O.
  */
-void	hacfg_resolve(struct cfg *, struct strv *errs);
+struct hacfg {
+	const char	*backend;	/* master.ha.backend, "" none */
+	const char	*snapshot_dir;	/* master.ha.snapshot_dir, "" none */
+	long		 snapshot_interval_s;
+	char		***extra_args;	/* master.extra_args: flags are appended (the vector replaced) */
+	struct kvlist	*env;		/* master.env: the snapshot directory is set */
+	char		*entry;		/* out: what clients connect through, "" without --enable_ha */
+	size_t		 entry_len;
+};
+
+void	hacfg_resolve(struct hacfg *, struct strv *errs);
 #endif
