@@ -20,9 +20,9 @@
 
 /* A member node long-polls its gangs' leader's /gangs, saying in each poll how many times a member
  * here failed (?node=&failures=); the leader polls no one. The leader answers when its gangs change,
- * or after the hold, half of workers.peer_timeout_ms (at least 1 s): a member that stops asking for
- * peer_timeout_ms is lost. After a failed poll (or from a leader that answers at once without a
- * change) the next waits GANG_POLL_MS; after a failure here, the poll goes again at once. */
+ * or after the hold, half of workers.peer_timeout_ms (at most 25 s): a member that stops asking for
+ * peer_timeout_ms is lost, and one that asks again after each answer never is. After a failed poll
+ * (or from a leader that answers at once without a change) the next waits GANG_POLL_MS; after a failure here, the poll goes again at once. */
 #define GANG_POLL_MS		200
 #define GANG_PEER_TIMEOUT_MS	1000	/* beyond the hold */
 
@@ -30,7 +30,7 @@ static long
 hold_ms(const struct workers *ws)
 {
 	long h = ws->cfg->workers.peer_timeout_ms / 2;
-	return h < 1000 ? 1000 : h > 25000 ? 25000 : h;
+	return h > 25000 ? 25000 : h;
 }
 
 static void poll_peer(evutil_socket_t, short, void *);
