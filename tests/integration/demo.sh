@@ -60,12 +60,17 @@ again() {
 wait_for 20 again || fail "not ready again with a new master after kill -9: pid file ${MP2:-absent}"
 pass "kill -9 of the real master as the demo suggests: a new one (pid $MP2) is ready"
 if [ "$CLIENTS" = 1 ]; then
-	# a put that failed after the kill, then a get that succeeded after that failure (lines after line $L)
-	failed_put() { E=$(tail -n +"$((L + 1))" "$T/sidecar-demo.out" | grep -n -m1 '^  \[worker\] put .* error rc=' | cut -d: -f1); [ -n "$E" ]; }
-	wait_for 30 failed_put || fail "no error shown while the master was down: $(tail -n +"$((L + 1))" "$T/sidecar-demo.out" | grep '^  \[worker\]' | head -5)"
-	recovered() { tail -n +"$((L + E + 1))" "$T/sidecar-demo.out" | grep -q '^  \[worker\] get .* ok crc='; }
-	wait_for 30 recovered || fail "the workers did not store again after the restart: $(tail -5 "$T/sidecar-demo.out")"
-	pass "the workers' puts failed while the master was down and work again with the new one, in the demo's output"
+	# Once the new master is ready, the workers store again: a put and then a get that succeed in lines
+	# written after that. A put in flight across the kill may fail or may be retried by the store client
+	# until the new master answers; both are shown, neither is required.
+	R=$(wc -l <"$T/sidecar-demo.out")
+	stored() {
+		tail -n +"$((R + 1))" "$T/sidecar-demo.out" | grep '^  \[worker\] \(put\|get\) ' |
+		    awk '/^  \[worker\] put .* ok rc=0/ { p = 1 } p && /^  \[worker\] get .* ok crc=/ { f = 1 } END { exit !f }'
+	}
+	wait_for 30 stored || fail "the workers did not store again with the new master: $(tail -5 "$T/sidecar-demo.out")"
+	NF=$(tail -n +"$((L + 1))" "$T/sidecar-demo.out" | grep -c '^  \[worker\] put .* error rc=')
+	pass "the workers put and get again with the new master, in the demo's output ($NF put(s) failed while it was down)"
 fi
 WP="$(cat "$D"/worker-7500.pid) $(cat "$D"/worker-7501.pid)"
 kill -INT "$DP"

@@ -37,9 +37,11 @@ for i in $(seq "$N"); do
 done
 # with_line PATTERN: how many followers' logs have it
 with_line() { grep -l -- "$1" "$T"/follower-f*.out 2>/dev/null | wc -l; }
+# lacking PATTERN: the log of one follower without it, for the failure message
+lacking() { local f; f=$(grep -L -- "$1" "$T"/follower-f*.out 2>/dev/null | head -1); [ -n "$f" ] && echo "$(basename "$f"): $(tail -4 "$f" | tr '\n' ' ')"; }
 all_have() { [ "$(with_line "$1")" -eq "$N" ]; }
 wait_slowly 60 all_have 'endpoints: generation 1 ready' ||
-    fail "$(with_line 'endpoints: generation 1 ready') of $N followers wrote generation 1: $(grep -h 'follow:' "$T"/follower-f*.out | sort | uniq -c | sort -rn | head -3)"
+    fail "$(with_line 'endpoints: generation 1 ready') of $N followers wrote generation 1: $(grep -h 'follow:' "$T"/follower-f*.out | sort | uniq -c | sort -rn | head -3); $(lacking 'endpoints: generation 1 ready'); the head: $(adm /metrics | grep -E '^mooncake_sidecar_(admin_long_polls|http_requests_total.*endpoints)' | tr '\n' ' ')"
 pass "$N followers started and wrote generation 1 in $(( $(now_ms) - T0 )) ms"
 held() { [ "$(adm /metrics | sed -n 's/^mooncake_sidecar_admin_long_polls //p')" -ge "$N" ]; }
 wait_for 10 held || fail "the head holds $(adm /metrics | sed -n 's/^mooncake_sidecar_admin_long_polls //p') long-polls, not $N"
@@ -49,9 +51,9 @@ MP=$(master_pid h)
 kill -KILL "$MP"
 wait_for 20 grep_q "$HEAD_OUT" 'endpoints: generation 2 ready' || fail "head: generation 2 never ready"
 wait_slowly 30 all_have 'endpoints: generation 1 not ready' ||
-    fail "$(with_line 'endpoints: generation 1 not ready') of $N followers wrote generation 1 not ready"
+    fail "$(with_line 'endpoints: generation 1 not ready') of $N followers wrote generation 1 not ready; $(lacking 'endpoints: generation 1 not ready')"
 wait_slowly 30 all_have 'endpoints: generation 2 ready' ||
-    fail "$(with_line 'endpoints: generation 2 ready') of $N followers wrote generation 2"
+    fail "$(with_line 'endpoints: generation 2 ready') of $N followers wrote generation 2; $(lacking 'endpoints: generation 2 ready')"
 for f in "$T"/follower-f*.out; do
 	grep -q 'busy\|HTTP 503\|Connection reset' "$f" && fail "$(basename "$f"): $(grep -m1 'busy\|HTTP 503\|Connection reset' "$f")"
 done
