@@ -72,6 +72,11 @@ struct master {
 	int			 leader_serving;
 	char			 leader_detail[400];
 	char			 problem[300];	/* what its log says keeps it from serving, or "" */
+	/* HA: its log line by line, for how its snapshots end (what a standby is promoted from) */
+	char			 line[512];
+	size_t			 line_len;
+	struct master_snapshots	 snap;
+	char			 snap_why[300];	/* the child's reason, until its parent says it failed */
 	char			 last_warning[256];
 	struct probe_stat	 stat[PROBE_COUNT];
 	/* once ready: is it stalled under its metadata locks? (common/stall.c) */
@@ -610,6 +615,8 @@ master_spawned(struct child *c)
 	m->hot_until = 0;
 	m->rerun = 0;
 	m->scan[0] = '\0';
+	m->line_len = 0;
+	m->snap_why[0] = '\0';
 	for (int i = 0; i < PROBE_COUNT; i++) {
 		m->stat[i].ok = 0;
 		snprintf(m->stat[i].detail, sizeof m->stat[i].detail, "not probed yet");
@@ -637,14 +644,17 @@ master_changed(struct child *c, int old)
 			evtimer_add(m->stall_timer, &tv);
 		}
 	}
-	if (c->state == CHILD_STARTING && old != CHILD_STARTING) {
+	/* what a master said of its HA is of that process: gone with it, not carried to the next one */
+	if ((c->state == CHILD_STARTING && old != CHILD_STARTING) ||
+	    (c->state != CHILD_STARTING && c->state != CHILD_READY && m->phase != MH_NO_LEADER)) {
 		m->role[0] = '\0';
 		m->leader[0] = '\0';
 		m->ha_state[0] = '\0';
 		m->phase = MH_NO_LEADER;
 		m->phase_since = mono_now();
-		m->problem[0] = '\0';
 	}
+	if (c->state == CHILD_STARTING && old != CHILD_STARTING)
+		m->problem[0] = '\0';	/* kept past a death: why it was restarted */
 	if (c->state != CHILD_STARTING && c->state != CHILD_READY) {
 		httpc_cancel(m->leader_req);
 		m->leader_req = NULL;
@@ -653,6 +663,51 @@ master_changed(struct child *c, int old)
 	}
 	if (m->changed != NULL)
 		m->changed(m, m->arg);
+}
+
+/* One line of an HA master's log: a snapshot persisted or failed, said once when that changes. */
+static void
+snapshot_line(struct master *m, const char *l, size_t n)
+{
+	struct master_snapshots *s = &m->snap;
+	char why[sizeof m->snap_why];
+	switch (mhealth_snapshot_line(l, n, why, sizeof why)) {
+	case MH_SNAP_WHY:
+		snprintf(m->snap_why, sizeof m->snap_why, "%s", why);
+		return;
+	case MH_SNAP_OK:
+		if (s->failing_for > 0)
+			log_notice("%s: a snapshot persisted again, after %u failed", m->child.name, s->failing_for);
+		s->ok++;
+		s->failing_for = 0;
+		s->last_ok = wall_now();
+		s->last_error[0] = '\0';
+		break;
+	case MH_SNAP_FAILED:
+		s->failed++;
+		snprintf(s->last_error, sizeof s->last_error, "%s", m->snap_why[0] ? m->snap_why : "see its log");
+		if (s->failing_for++ == 0)
+			log_err("%s: its snapshot failed (%s): a standby promoted now starts from the last one that "
+			    "persisted%s", m->child.name, s->last_error, s->last_ok > 0 ? "" : " (none yet)");
+		break;
+	default:
+		return;
+	}
+	m->snap_why[0] = '\0';
+	if (m->changed != NULL)
+		m->changed(m, m->arg);
+}
+
+static void
+snapshot_lines(struct master *m, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] == '\n') {
+			snapshot_line(m, m->line, m->line_len);
+			m->line_len = 0;
+		} else if (m->line_len < sizeof m->line)
+			m->line[m->line_len++] = p[i];	/* a longer line: its start */
+	}
 }
 
 /* React, don't poll: the master says on stderr when a server of its is up ("Master admin server
@@ -667,6 +722,8 @@ master_output(struct child *c, const char *p, size_t n)
 	char buf[sizeof m->scan + 16384];
 	size_t keep = strlen(m->scan), take = n < sizeof buf - keep - 1 ? n : sizeof buf - keep - 1;
 	int hit = 0, starting = c->state == CHILD_STARTING && m->cfg->master.probe_on_output;
+	if (m->ha)
+		snapshot_lines(m, p, n);
 	if (!starting && !(m->ha && (c->state == CHILD_STARTING || c->state == CHILD_READY)))
 		return;
 	/* the previous chunk's end, then this chunk's end: a line cut between two reads is seen */
@@ -815,9 +872,11 @@ master_ha(const struct master *m, struct master_ha *h)
 	h->leader = m->leader;
 	h->leader_serving = m->phase == MH_STANDBY && m->leader_serving &&
 	    strcmp(m->leader_h_for, m->leader) == 0;
-	h->leader_detail = m->leader_detail[0] ? m->leader_detail : "not asked yet";
+	h->leader_detail = m->phase == MH_SERVING ? "this master serves" : m->phase != MH_STANDBY ? "no leader to ask" :
+	    m->leader_detail[0] ? m->leader_detail : "not asked yet";
 	h->problem = m->problem[0] ? m->problem : NULL;
 	h->serving_leader = h->answered && (m->phase == MH_SERVING || h->leader_serving);
+	h->snap = m->snap;
 }
 
 const struct probe_stat *
