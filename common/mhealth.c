@@ -54,3 +54,46 @@ mhealth_phase_name(int p)
 	static const char *const names[] = { "serving", "warmup", "standby", "no_leader" };
 	return p >= 0 && p <= MH_NO_LEADER ? names[p] : "unknown";
 }
+
+/* needle in s[0..n), or NULL */
+static const char *
+find(const char *s, size_t n, const char *needle)
+{
+	size_t k = strlen(needle);
+	for (size_t i = 0; k <= n && i <= n - k; i++)
+		if (memcmp(s + i, needle, k) == 0)
+			return s + i;
+	return NULL;
+}
+
+int
+mhealth_snapshot_line(const char *s, size_t n, char *why, size_t whylen)
+{
+	const char *p, *end = s + n;
+	size_t k;
+	if (find(s, n, "[Snapshot] ") == NULL)
+		return MH_SNAP_NONE;
+	if ((p = find(s, n, "failed to persist state")) != NULL && (p = find(p, (size_t)(end - p), "code=")) != NULL) {
+		p += 5;
+		k = (size_t)(end - p);
+		while (k > 0 && (p[k - 1] == '\n' || p[k - 1] == '\r'))
+			k--;
+		if (whylen > 0) {
+			k = k < whylen - 1 ? k : whylen - 1;
+			memcpy(why, p, k);
+			why[k] = '\0';
+			for (size_t i = 0; i < k; i++)
+				if ((unsigned char)why[i] < 0x20)
+					why[i] = ' ';
+		}
+		return MH_SNAP_WHY;
+	}
+	if (find(s, n, "child_pid=") == NULL)
+		return MH_SNAP_NONE;	/* the child's own lines, relayed: its parent says the outcome */
+	if (find(s, n, "Child process successfully persisted state") != NULL)
+		return MH_SNAP_OK;
+	if (find(s, n, "Child process exited with error") != NULL || find(s, n, "Child process timeout") != NULL ||
+	    find(s, n, "Child process terminated by signal") != NULL)
+		return MH_SNAP_FAILED;
+	return MH_SNAP_NONE;
+}

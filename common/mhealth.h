@@ -27,4 +27,12 @@ int	mhealth_parse(const char *, size_t, struct mhealth *);
 int	mhealth_usable(const struct mhealth *);
 int	mhealth_phase(const struct mhealth *);
 const char *mhealth_phase_name(int);
+
+/* What one line of an HA leader's log says of its snapshots (0.3.12 master_snapshot_manager.cpp,
+ * the parent's lines, with child_pid=): persisted (MH_SNAP_OK), failed (MH_SNAP_FAILED: the child
+ * exited with an error or by a signal, or timed out), or why the child failed (MH_SNAP_WHY: its "failed to persist
+ * state" line, relayed before the exit; why gets what follows "code=", NUL-terminated and cut to
+ * its size). MH_SNAP_NONE for any other line. Pure. */
+enum { MH_SNAP_NONE, MH_SNAP_OK, MH_SNAP_FAILED, MH_SNAP_WHY };
+int	mhealth_snapshot_line(const char *, size_t, char *why, size_t);
 #endif

@@ -11,6 +11,14 @@
 #include "prom.h"
 #include "render.h"
 
+/* A family of one gauge without labels. */
+static void
+gauge(struct buf *b, const char *name, const char *help, double v)
+{
+	prom_family(b, name, help, "gauge");
+	prom_sample(b, name, NULL, v);
+}
+
 static void
 render_children(struct buf *b, const struct view *v)
 {
@@ -56,6 +64,15 @@ render_children(struct buf *b, const struct view *v)
 		prom_family(b, "mooncake_sidecar_master_ha_phase_seconds", "HA: how long the master has been in its phase.",
 		    "gauge");
 		prom_sample(b, "mooncake_sidecar_master_ha_phase_seconds", NULL, v->ha_answered ? v->ha_phase_s : 0);
+		prom_family(b, "mooncake_sidecar_master_ha_snapshots_total", "HA: the master's snapshots (what a standby "
+		    "is promoted from) by how they ended, from its log, over every master this sidecar started.", "counter");
+		const char *ok[] = { "outcome", "persisted", NULL }, *bad[] = { "outcome", "failed", NULL };
+		prom_sample(b, "mooncake_sidecar_master_ha_snapshots_total", ok, (double)v->ha_snap_ok);
+		prom_sample(b, "mooncake_sidecar_master_ha_snapshots_total", bad, (double)v->ha_snap_failed);
+		gauge(b, "mooncake_sidecar_master_ha_snapshots_failing", "HA: snapshots failed in a row since the last "
+		    "that persisted (0: the last persisted).", v->ha_snap_failing);
+		gauge(b, "mooncake_sidecar_master_ha_snapshot_last_persisted_timestamp_seconds", "HA: when the last "
+		    "snapshot persisted (0: none yet); a standby promoted now starts from it.", v->ha_snap_last_ok);
 	}
 	prom_family(b, "mooncake_sidecar_endpoints_generation",
 	    "The generation of endpoints.json (one more each time the master becomes ready).", "gauge");

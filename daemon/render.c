@@ -35,13 +35,18 @@ master_json(const struct view *v)
 		json_object_set_new(m, "ready_since", json_string(ts));
 	} else
 		json_object_set_new(m, "ready_since", json_null());
-	if (v->ha_on)
-		json_object_set_new(m, "ha", json_pack("{s:s, s:s, s:f, s:f, s:o, s:b, s:s, s:b, s:o}", "phase", v->ha_phase,
+	if (v->ha_on) {
+		json_t *snap = json_pack("{s:I, s:I, s:I, s:o, s:o, s:o}", "persisted", (json_int_t)v->ha_snap_ok,
+		    "failed", (json_int_t)v->ha_snap_failed, "failing_for", (json_int_t)v->ha_snap_failing,
+		    "last_persisted", v->ha_snap_last_ok > 0 ? json_real(v->ha_snap_last_ok) : json_null(),
+		    "age_s", v->ha_snap_last_ok > 0 ? json_real(wall_now() - v->ha_snap_last_ok) : json_null(),
+		    "last_error", v->ha_snap_error ? json_string(v->ha_snap_error) : json_null());
+		json_object_set_new(m, "ha", json_pack("{s:s, s:s, s:f, s:f, s:o, s:b, s:s, s:b, s:o, s:o}", "phase", v->ha_phase,
 		    "ha_state", v->ha_state, "for_s", v->ha_phase_s, "since", v->ha_since, "leader", v->ha_leader[0] ? json_string(v->ha_leader) :
 		    json_null(), "leader_serving", v->ha_leader_serving, "leader_detail", v->ha_leader_detail,
 		    "serving_leader", v->ha_serving_leader, "problem", v->ha_problem ? json_string(v->ha_problem) :
-		    json_null()));
-	else
+		    json_null(), "snapshots", snap));
+	} else
 		json_object_set_new(m, "ha", json_null());
 	json_object_set_new(m, "stall", v->stall_why ? json_pack("{s:f, s:s}", "for_s", v->stall_s, "reason",
 	    v->stall_why) : json_null());

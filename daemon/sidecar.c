@@ -570,6 +570,11 @@ sidecar_view(const struct sidecar *sc, struct view *v, int files)
 		v->ha_leader_detail = view_str(v, ha.leader_detail);
 		v->ha_problem = view_str(v, ha.problem);
 		v->ha_serving_leader = ha.serving_leader;
+		v->ha_snap_ok = ha.snap.ok;
+		v->ha_snap_failed = ha.snap.failed;
+		v->ha_snap_failing = ha.snap.failing_for;
+		v->ha_snap_last_ok = ha.snap.last_ok;
+		v->ha_snap_error = ha.snap.last_error[0] ? view_str(v, ha.snap.last_error) : NULL;
 	} else if (sc->follow != NULL) {
 		v->follow_url = view_str(v, follow_url(sc->follow));
 		v->follow_state = view_str(v, follow_state(sc->follow));

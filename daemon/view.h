@@ -102,6 +102,12 @@ struct view {
 	const char		*ha_phase, *ha_state, *ha_leader, *ha_leader_detail, *ha_problem;
 	double			 ha_phase_s;
 	double			 ha_since;	/* wall clock of the phase's start, as endpoints' written_at */
+	/* its snapshots (what a standby is promoted from): counts, the last that persisted (wall, 0
+	 * none), failed in a row since, and why the last failed */
+	unsigned long		 ha_snap_ok, ha_snap_failed;
+	unsigned		 ha_snap_failing;
+	double			 ha_snap_last_ok;
+	const char		*ha_snap_error;
 	long			 ports[VIEW_NPROBES];
 	struct view_probe	 probes[VIEW_NPROBES];
 	const char		*follow_url, *follow_state;

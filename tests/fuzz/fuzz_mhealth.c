@@ -23,5 +23,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		abort();
 	if (mhealth_phase(&h) == MH_STANDBY && h.leader[0] == '\0')
 		abort();
+	/* the same bytes as a line of the master's log */
+	char why[64];
+	memset(why, 'x', sizeof why);
+	int k = mhealth_snapshot_line((const char *)data, len, why, sizeof why);
+	if (k < MH_SNAP_NONE || k > MH_SNAP_WHY || (k == MH_SNAP_WHY && memchr(why, '\0', sizeof why) == NULL))
+		abort();
 	return 0;
 }

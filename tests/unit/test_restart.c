@@ -105,6 +105,47 @@ START_TEST(test_mhealth)
 }
 END_TEST
 
+/* Lines of the real 0.3.12's log on a leader's snapshots (master_snapshot_manager.cpp), as glog
+ * writes them, and others that name a snapshot without saying how one ended. */
+static const struct {
+	const char	*line;
+	int		 kind;
+	const char	*why;
+} snap[] = {
+	{ "I20261206 09:39:45.048580  3750 master_snapshot_manager.cpp:343] [Snapshot] Child process successfully persisted state, snapshot_id=20261206_093943_044, child_pid=4000\n", MH_SNAP_OK, "" },
+	{ "E20261206 09:42:07.250680  5231 master_snapshot_manager.cpp:338] [Snapshot] Child process exited with error code: 1, snapshot_id=20261206_094205_244, child_pid=5413", MH_SNAP_FAILED, "" },
+	{ "E20261206 09:42:07.250680  5231 master_snapshot_manager.cpp:350] [Snapshot] Child process terminated by signal: 9, snapshot_id=x, child_pid=5", MH_SNAP_FAILED, "" },
+	{ "W20261206 09:42:07.250680  5231 master_snapshot_manager.cpp:297] [Snapshot] Child process timeout, snapshot_id=x, child_pid=5, killing child process", MH_SNAP_FAILED, "" },
+	{ "I20261206 09:42:07.250635  5231 master_snapshot_manager.cpp:230] [Snapshot:Child] [ERROR] [Snapshot] Child process failed to persist state, snapshot_id=20261206_094205_244,code=SERIALIZE_FAIL,msg=Failed to serialize shard 6: Failed to serialize metadata for key 'loop-33': serialize AllocatedBuffer segment_view.GetSegment() fail ret=-101\r\n",
+	  MH_SNAP_WHY, "SERIALIZE_FAIL,msg=Failed to serialize shard 6: Failed to serialize metadata for key 'loop-33': serialize AllocatedBuffer segment_view.GetSegment() fail ret=-101" },
+	/* the child's own lines, relayed by its parent: the parent's line says the outcome */
+	{ "I20261206 09:33:35.896976 15975 master_snapshot_manager.cpp:230] [Snapshot:Child] [INFO] [Snapshot] Child process successfully persisted state, snapshot_id=20261206_093333_886", MH_SNAP_NONE, "" },
+	{ "I20261206 09:33:33.894114 15975 master_snapshot_manager.cpp:201] [Snapshot] waiting for child process to complete, snapshot_id=1, child_pid=17646, timeout=300s", MH_SNAP_NONE, "" },
+	{ "I20261206 09:33:21.876470 15354 master_service_supervisor.cpp:154] Master runtime state -> serving, role=leader", MH_SNAP_NONE, "" },
+	{ "Child process successfully persisted state, child_pid=1", MH_SNAP_NONE, "" },
+	{ "", MH_SNAP_NONE, "" },
+};
+
+START_TEST(test_snapshot_line)
+{
+	const char *l = snap[_i].line;
+	char why[400], small[8];
+	why[0] = '\0';
+	ck_assert_int_eq(mhealth_snapshot_line(l, strlen(l), why, sizeof why), snap[_i].kind);
+	if (snap[_i].kind == MH_SNAP_WHY) {
+		ck_assert_str_eq(why, snap[_i].why);
+		ck_assert_int_eq(mhealth_snapshot_line(l, strlen(l), small, sizeof small), MH_SNAP_WHY);
+		ck_assert_uint_eq(strlen(small), sizeof small - 1);
+		ck_assert(strncmp(small, snap[_i].why, sizeof small - 1) == 0);
+	}
+	/* a line cut anywhere says no more than the whole line, and never something else */
+	for (size_t n = 0; n < strlen(l); n++) {
+		int k = mhealth_snapshot_line(l, n, why, sizeof why);
+		ck_assert(k == MH_SNAP_NONE || k == snap[_i].kind);
+	}
+}
+END_TEST
+
 int
 main(void)
 {
@@ -113,6 +154,7 @@ main(void)
 	tcase_add_test(tc, test_backoff);
 	tcase_add_test(tc, test_burst);
 	tcase_add_loop_test(tc, test_mhealth, 0, (int)(sizeof health / sizeof health[0]));
+	tcase_add_loop_test(tc, test_snapshot_line, 0, (int)(sizeof snap / sizeof snap[0]));
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
