@@ -4,7 +4,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 started=$(date +%s)
-bash scripts/deps.sh prometheus prometheus-alertmanager python3 python3-yaml iproute2 util-linux || exit 1
+bash scripts/deps.sh prometheus prometheus-alertmanager python3 python3-yaml iproute2 util-linux redis-server || exit 1
 # The real mooncake_master: on PATH, or built once from ../shared/mooncake into a cache outside the
 # tree (about 9 minutes the first time, seconds after); tests/integration/real_master.sh runs on it.
 if [ -z "${MCS_REAL_MASTER:-}" ]; then
@@ -54,7 +54,7 @@ for log in tests/integration/*.log tests/fuzz/*.log; do
 	failed=$((failed + $2))
 	case $(basename "$log" .log) in
 	standin|transcript) kit=$((kit + $1)) ;;	# the test kit itself, held to the real master
-	real_master|real_client|drain|demo) real=$((real + $1)) ;;
+	real_master|real_client|real_ha|drain|demo) real=$((real + $1)) ;;
 	replay) ;;
 	*) standin=$((standin + $1)) ;;
 	esac

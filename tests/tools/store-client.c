@@ -15,7 +15,8 @@
  *   --get KEY:SIZE   only read KEY (put by another client with this tool) and check it
  *   --keep           leave the keys in the store (default: removed at the end)
  *   --stay           after the operations, keep the client (and the segment it mounted) until
- *                    SIGINT or SIGTERM: a worker holding its share of the store
+ *                    SIGINT or SIGTERM: a worker holding its share of the store; on SIGUSR2 it
+ *                    reads its keys again (after a failover: does the store still know them?)
  *   MOONCAKE_STORE_LIB  the library (default: libmooncake_store.so on the library path)
  *
  * Exit: 0 every operation ok, 1 one failed, 2 setup failed, 64 usage, 66 the files are missing or
@@ -62,13 +63,20 @@ struct params {
 
 /* Set by SIGINT or SIGTERM before the store is set up. Once it is, the library's own handlers take
  * these signals: it tears every client down and ends the process. */
-static volatile sig_atomic_t stop;
+static volatile sig_atomic_t stop, recheck;
 
 static void
 on_signal(int s)
 {
 	(void)s;
 	stop = 1;
+}
+
+static void
+on_recheck(int s)
+{
+	(void)s;
+	recheck = 1;
 }
 
 static void
@@ -386,6 +394,7 @@ main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGUSR2, on_recheck);
 	/* The library is loaded (and the client object made) first: a client waiting for the files
 	 * then only has to set up once they say ready. */
 	if (load_library() != 0)
@@ -466,8 +475,19 @@ main(int argc, char **argv)
 	printf("done: %d failed\n", failed);
 	if (stay) {
 		printf("staying t=%lld\n", wall_ms());
-		while (!stop)
+		while (!stop) {
 			pause_ms(50);
+			if (recheck) {
+				int found = 0;
+				recheck = 0;
+				for (long i = 0; i < ops; i++) {
+					snprintf(key, sizeof key, "%s-%ld", pfx, i);
+					found += get_check(s, key, sizes[i % 8], b, a) == 0;
+				}
+				printf("rechecked: %d of %ld found t=%lld\n", found, ops, wall_ms());
+				fflush(stdout);
+			}
+		}
 		printf("leaving t=%lld\n", wall_ms());
 	}
 	free(a);
