@@ -59,11 +59,7 @@ mhealth_phase_name(int p)
 static const char *
 find(const char *s, size_t n, const char *needle)
 {
-	size_t k = strlen(needle);
-	for (size_t i = 0; k <= n && i <= n - k; i++)
-		if (memcmp(s + i, needle, k) == 0)
-			return s + i;
-	return NULL;
+	return memmem(s, n, needle, strlen(needle));
 }
 
 int
