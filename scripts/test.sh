@@ -4,6 +4,9 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 started=$(date +%s)
+# phase NAME: prints how long the step since the previous phase took (each suite's time in the run).
+last=$started
+phase() { local now; now=$(date +%s); echo "time $1: $((now - last)) s"; last=$now; }
 bash scripts/deps.sh prometheus prometheus-alertmanager python3 python3-yaml iproute2 util-linux redis-server || exit 1
 # The real mooncake_master: on PATH, or built once from ../shared/mooncake into a cache outside the
 # tree (about 9 minutes the first time, seconds after); tests/integration/real_master.sh runs on it.
@@ -19,11 +22,14 @@ if [ -z "${MCS_STORE_LIB:-}" ]; then
 	echo "store client library: ${MCS_STORE_LIB:-unavailable: $(tail -1 "$top/real-master.err")}"
 fi
 export MCS_STORE_LIB
+phase "deps and real master"
 build=$top/build-test
 bash scripts/build.sh "$build" --enable-sanitizers --enable-werror || { echo "build failed"; exit 1; }
 cd "$build"
+phase build
 make -j2 check >make-check.out 2>&1
 rc=$?
+phase "make check"
 grep -E '^(PASS|FAIL|ERROR|XPASS|SKIP):' make-check.out
 passed=0
 failed=0
@@ -48,7 +54,7 @@ for log in tests/integration/*.log tests/fuzz/*.log; do
 		failed=$((failed + 1))
 		continue
 	fi
-	echo "$line"
+	echo "$line ($(sed -n 's/^[a-z0-9_]*: time \([0-9]*\) s$/\1 s/p' "$log" | tail -1))"
 	set -- $(sed -E 's/^[a-z0-9_]+: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/' <<<"$line")
 	passed=$((passed + $1))
 	failed=$((failed + $2))
@@ -73,6 +79,7 @@ dist=$top/build-dist
 bash "$top/scripts/build.sh" "$dist" --enable-werror &&
     MCS_SKIP_SLURM=1 MCS_SKIP_SYSTEMD_PID1=1 make -C "$dist" -j2 distcheck >"$dist/distcheck.out" 2>&1
 drc=$?
+phase distcheck
 if [ $drc -eq 0 ]; then
 	echo "distcheck: $(grep 'archives ready' "$dist/distcheck.out")"
 else
@@ -92,6 +99,7 @@ fi
 # make check replays.
 bash "$top/scripts/fuzz.sh" >"$top/build-test/fuzz.out" 2>&1
 frc=$?
+phase fuzz
 grep -E '^(fuzz_[a-z]+:|saved )' "$top/build-test/fuzz.out"
 set -- $(sed -n 's/^fuzz: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$top/build-test/fuzz.out")
 passed=$((passed + ${1:-0}))
@@ -100,6 +108,7 @@ failed=$((failed + ${2:-1}))
 # Every sidecar of the integration scripts under valgrind: no error, no leak.
 bash "$top/scripts/valgrind.sh" >"$top/build-test/valgrind.out" 2>&1
 vrc=$?
+phase valgrind
 grep '^valgrind' "$top/build-test/valgrind.out"
 set -- $(sed -n 's/^valgrind: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$top/build-test/valgrind.out")
 passed=$((passed + ${1:-0}))
@@ -107,6 +116,7 @@ failed=$((failed + ${2:-1}))
 # The Debian package: built offline, unpacked into a scratch root, checked.
 bash "$top/scripts/deb.sh" >"$top/build-test/deb.out" 2>&1
 brc=$?
+phase deb
 grep '^deb: ' "$top/build-test/deb.out"
 set -- $(sed -n 's/^deb: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$top/build-test/deb.out")
 passed=$((passed + ${1:-0}))

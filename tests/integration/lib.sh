@@ -54,6 +54,7 @@ finish() {
 	    "$T"/*/mooncake_master.log >/dev/null 2>&1; then
 		fail "sanitizer report: $(grep -h -A5 'Sanitizer\|runtime error' "$T"/sidecar*.out "$T"/*/mooncake_master.log | head -40)"
 	fi
+	echo "$TEST_NAME: time $SECONDS s"
 	echo "$TEST_NAME: $CHECKS passed, 0 failed"
 	exit 0
 }
