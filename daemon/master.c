@@ -12,6 +12,7 @@
 #include "stall.h"
 #include "workerenv.h"
 #include "master.h"
+#include "masterha.h"
 #include "counters.h"
 #include "ports.h"
 #include "httpc.h"
@@ -20,15 +21,6 @@
 
 #define READINESS_PROBE_TIMEOUT_MS	1000
 #define PROBE_MAX_BODY			(1024 * 1024)
-/* HA: a standby's leader is asked at most this often whether it serves (a connect to its RPC port). */
-#define LEADER_PROBE_MS			200
-/* What 0.3.12 logs, once a second, when it holds the leadership but its standby cannot be promoted
- * (a Redis standby without --enable_snapshot_restore: ha/standby_controller.cpp). */
-#define PROMOTE_REFUSED			"Failed to promote standby for serve"
-/* What it logs at each change of its HA state (ha/leadership/master_service_supervisor.cpp): the
- * sidecar asks /health at once instead of at the next probe. */
-#define HA_STATE_LINE			"Master runtime state -> "
-
 static const char *const probe_names[PROBE_COUNT] = { "rpc", "metadata", "admin" };
 
 struct slot {
@@ -57,26 +49,8 @@ struct master {
 	double			 last_failure_count;	/* when live_failures last went up */
 	unsigned		 generation;
 	int			 ha;		/* --enable_ha: watch /health every probe interval */
-	char			 role[16];
-	char			 leader[URL_HOST_MAX + 8];
-	/* HA: where it is in its cycle (common/mhealth.c), since when, and whether the leader it
-	 * names as a standby accepts on its RPC port (the real master opens it only to serve) */
-	int			 phase;
-	char			 ha_state[24];
-	double			 phase_since;
+	struct mha		 h;		/* its role, leader and HA phase (daemon/masterha.c) */
 	int			 round_rpc;	/* this round connected to the RPC port */
-	struct httpc		*leader_h;
-	char			 leader_h_for[URL_HOST_MAX + 8];
-	struct httpc_req	*leader_req;
-	double			 leader_asked;
-	int			 leader_serving;
-	char			 leader_detail[400];
-	char			 problem[300];	/* what its log says keeps it from serving, or "" */
-	/* HA: its log line by line, for how its snapshots end (what a standby is promoted from) */
-	char			 line[512];
-	size_t			 line_len;
-	struct master_snapshots	 snap;
-	char			 snap_why[300];	/* the child's reason, until its parent says it failed */
 	char			 last_warning[256];
 	struct probe_stat	 stat[PROBE_COUNT];
 	/* once ready: is it stalled under its metadata locks? (common/stall.c) */
@@ -333,18 +307,12 @@ warn_once(struct master *m, const char *msg)
 	}
 }
 
-static int
-standby(const struct master *m)
-{
-	return strcmp(m->role, "standby") == 0;
-}
-
 /* Whether its RPC port is expected open: without HA unless it says standby; under HA only once it
  * serves (0.3.12 opens the RPC server after the warmup, and a standby has none). */
 static int
 rpc_expected(const struct master *m)
 {
-	return m->ha ? m->phase == MH_SERVING : !standby(m);
+	return m->ha ? m->h.phase == MH_SERVING : !mha_standby(&m->h);
 }
 
 /* All probes of a startup round succeeded: make sure it is our child that answered (one look at
@@ -405,11 +373,11 @@ round_done(struct master *m)
 		m->rerun = 0;
 		interval = 0;
 	}
-	if (m->ha && m->phase == MH_WARMUP && m->cfg->master.ha_warmup_timeout_ms > 0 &&
-	    mono_now() - m->phase_since > (double)m->cfg->master.ha_warmup_timeout_ms / 1000.0) {
+	if (m->ha && m->h.phase == MH_WARMUP && m->cfg->master.ha_warmup_timeout_ms > 0 &&
+	    mono_now() - m->h.phase_since > (double)m->cfg->master.ha_warmup_timeout_ms / 1000.0) {
 		char why[300];
 		snprintf(why, sizeof why, "HA leader in warmup for %.1f s, more than master.ha.warmup_timeout_ms "
-		    "(%ld); 0.3.12's warmup is one leadership lease, 5 s", mono_now() - m->phase_since,
+		    "(%ld); 0.3.12's warmup is one leadership lease, 5 s", mono_now() - m->h.phase_since,
 		    m->cfg->master.ha_warmup_timeout_ms);
 		child_fail(&m->child, why);
 		return;
@@ -439,37 +407,6 @@ round_done(struct master *m)
 	schedule_round(m, interval);
 }
 
-/* Read role, service_ready and the leader from the master's /health; report a change of role or
- * leader. Returns whether the master can be pointed at: ready itself, or a standby naming a leader. */
-static int
-read_health(struct master *m, const char *body, size_t len)
-{
-	struct mhealth h;
-	char old_role[sizeof m->role], old_leader[sizeof m->leader];
-	snprintf(old_role, sizeof old_role, "%s", m->role);
-	snprintf(old_leader, sizeof old_leader, "%s", m->leader);
-	int parsed = mhealth_parse(body, len, &h) == 0, old_phase = m->phase;
-	snprintf(m->role, sizeof m->role, "%s", h.role);
-	snprintf(m->leader, sizeof m->leader, "%s", h.leader);
-	snprintf(m->ha_state, sizeof m->ha_state, "%s", h.ha_state);
-	if (m->ha && parsed)
-		m->phase = mhealth_phase(&h);
-	if (m->phase != old_phase)
-		m->phase_since = mono_now();
-	if (strcmp(old_leader, m->leader) != 0)
-		m->leader_asked = 0;		/* a new leader: ask it at once */
-	if ((m->child.state == CHILD_READY || m->ha) && (strcmp(old_role, m->role) != 0 ||
-	    strcmp(old_leader, m->leader) != 0 || m->phase != old_phase)) {
-		log_notice("%s: HA role %s (%s), leader %s", m->child.name, m->role,
-		    m->ha_state[0] ? m->ha_state : mhealth_phase_name(m->phase), m->leader[0] ? m->leader : "unknown");
-		if (m->changed != NULL)
-			m->changed(m, m->arg);
-	}
-	/* under HA a master that answers with its state is up, whatever the state: whether clients
-	 * may be pointed at it is the readiness rule's question */
-	return m->ha ? parsed : mhealth_usable(&h);
-}
-
 static void
 probe_done(const struct httpc_response *r, void *arg)
 {
@@ -486,11 +423,11 @@ probe_done(const struct httpc_response *r, void *arg)
 	} else if (ok && sl->idx == PROBE_METADATA && strcmp(r->body, "OK") != 0) {
 		ok = 0;
 		snprintf(st->detail, sizeof st->detail, "/health answered \"%.40s\", not OK", r->body);
-	} else if (ok && sl->idx == PROBE_ADMIN && !read_health(m, r->body, r->len) &&
+	} else if (ok && sl->idx == PROBE_ADMIN && !mha_health(&m->h, r->body, r->len, m->child.state == CHILD_READY) &&
 	    m->child.state == CHILD_STARTING) {
 		ok = 0;
 		snprintf(st->detail, sizeof st->detail, "/health: %s and no leader known",
-		    standby(m) ? "a standby" : "the service is not ready");
+		    mha_standby(&m->h) ? "a standby" : "the service is not ready");
 	} else if (st->local)
 		snprintf(st->detail, sizeof st->detail, "the sidecar's own trouble, not the master's: %s",
 		    r->detail);
@@ -508,52 +445,6 @@ probe_done(const struct httpc_response *r, void *arg)
 }
 
 static void
-leader_answered(const struct httpc_response *r, void *arg)
-{
-	struct master *m = arg;
-	int was = m->leader_serving;
-	m->leader_req = NULL;
-	m->leader_serving = r->outcome == HTTPC_OK;
-	snprintf(m->leader_detail, sizeof m->leader_detail, "%s", m->leader_serving ? "serving" : r->detail);
-	if (m->leader_serving != was) {
-		log_notice("%s: the HA leader %s %s", m->child.name, m->leader_h_for,
-		    m->leader_serving ? "serves (its RPC port accepts)" : "does not serve");
-		if (m->changed != NULL)
-			m->changed(m, m->arg);
-	}
-}
-
-/* A standby's leader serves when its RPC port accepts: the address it registered (rpc_address:port)
- * is numeric, so this never resolves a name in the loop. */
-static void
-leader_probe(struct master *m)
-{
-	char host[URL_HOST_MAX];
-	long port;
-	struct httpc_target t;
-	double now = mono_now();
-	if (!m->ha || m->phase != MH_STANDBY || m->leader_req != NULL ||
-	    now - m->leader_asked < LEADER_PROBE_MS / 1000.0)
-		return;
-	m->leader_asked = now;
-	if (strcmp(m->leader_h_for, m->leader) != 0) {
-		httpc_free(m->leader_h);
-		m->leader_h = NULL;
-		m->leader_serving = 0;
-		snprintf(m->leader_h_for, sizeof m->leader_h_for, "%s", m->leader);
-		if (split_hostport(m->leader, host, sizeof host, &port) != 0 || port <= 0 ||
-		    httpc_numeric(strcmp(host, "0.0.0.0") == 0 ? "127.0.0.1" : host, (int)port, &t) != 0) {
-			snprintf(m->leader_detail, sizeof m->leader_detail, "its address \"%s\" is not a numeric "
-			    "host:port, so it is not asked", m->leader);
-			return;
-		}
-		m->leader_h = httpc_new(m->base, &t, 1, 1024, READINESS_PROBE_TIMEOUT_MS);
-	}
-	if (m->leader_h != NULL)
-		m->leader_req = httpc_connect(m->leader_h, READINESS_PROBE_TIMEOUT_MS, leader_answered, m);
-}
-
-static void
 round_start(struct master *m)
 {
 	int liveness = m->child.state == CHILD_READY;
@@ -562,7 +453,7 @@ round_start(struct master *m)
 	m->pending = 0;
 	m->round_local = 0;
 	m->round_rpc = rpc_expected(m) && port_of(m, PROBE_RPC) != 0;
-	leader_probe(m);
+	mha_leader_probe(&m->h);
 	for (int i = 0; i < PROBE_COUNT; i++) {
 		m->round_ok[i] = 1;
 		if (port_of(m, i) == 0 || (liveness && i == PROBE_METADATA) ||
@@ -615,8 +506,7 @@ master_spawned(struct child *c)
 	m->hot_until = 0;
 	m->rerun = 0;
 	m->scan[0] = '\0';
-	m->line_len = 0;
-	m->snap_why[0] = '\0';
+	mha_spawned(&m->h);
 	for (int i = 0; i < PROBE_COUNT; i++) {
 		m->stat[i].ok = 0;
 		snprintf(m->stat[i].detail, sizeof m->stat[i].detail, "not probed yet");
@@ -644,70 +534,14 @@ master_changed(struct child *c, int old)
 			evtimer_add(m->stall_timer, &tv);
 		}
 	}
-	/* what a master said of its HA is of that process: gone with it, not carried to the next one */
-	if ((c->state == CHILD_STARTING && old != CHILD_STARTING) ||
-	    (c->state != CHILD_STARTING && c->state != CHILD_READY && m->phase != MH_NO_LEADER)) {
-		m->role[0] = '\0';
-		m->leader[0] = '\0';
-		m->ha_state[0] = '\0';
-		m->phase = MH_NO_LEADER;
-		m->phase_since = mono_now();
-	}
+	/* what a master said of its HA is of that process: gone with it, not carried to the next one
+	 * (why it was restarted is kept past a death, until the next start) */
 	if (c->state == CHILD_STARTING && old != CHILD_STARTING)
-		m->problem[0] = '\0';	/* kept past a death: why it was restarted */
-	if (c->state != CHILD_STARTING && c->state != CHILD_READY) {
-		httpc_cancel(m->leader_req);
-		m->leader_req = NULL;
-		m->leader_serving = 0;
-		m->leader_h_for[0] = '\0';
-	}
+		mha_forget(&m->h, 0);
+	else if (c->state != CHILD_STARTING && c->state != CHILD_READY)
+		mha_forget(&m->h, 1);
 	if (m->changed != NULL)
 		m->changed(m, m->arg);
-}
-
-/* One line of an HA master's log: a snapshot persisted or failed, said once when that changes. */
-static void
-snapshot_line(struct master *m, const char *l, size_t n)
-{
-	struct master_snapshots *s = &m->snap;
-	char why[sizeof m->snap_why];
-	switch (mhealth_snapshot_line(l, n, why, sizeof why)) {
-	case MH_SNAP_WHY:
-		snprintf(m->snap_why, sizeof m->snap_why, "%s", why);
-		return;
-	case MH_SNAP_OK:
-		if (s->failing_for > 0)
-			log_notice("%s: a snapshot persisted again, after %u failed", m->child.name, s->failing_for);
-		s->ok++;
-		s->failing_for = 0;
-		s->last_ok = wall_now();
-		s->last_error[0] = '\0';
-		break;
-	case MH_SNAP_FAILED:
-		s->failed++;
-		snprintf(s->last_error, sizeof s->last_error, "%s", m->snap_why[0] ? m->snap_why : "see its log");
-		if (s->failing_for++ == 0)
-			log_err("%s: its snapshot failed (%s): a standby promoted now starts from the last one that "
-			    "persisted%s", m->child.name, s->last_error, s->last_ok > 0 ? "" : " (none yet)");
-		break;
-	default:
-		return;
-	}
-	m->snap_why[0] = '\0';
-	if (m->changed != NULL)
-		m->changed(m, m->arg);
-}
-
-static void
-snapshot_lines(struct master *m, const char *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (p[i] == '\n') {
-			snapshot_line(m, m->line, m->line_len);
-			m->line_len = 0;
-		} else if (m->line_len < sizeof m->line)
-			m->line[m->line_len++] = p[i];	/* a longer line: its start */
-	}
 }
 
 /* React, don't poll: the master says on stderr when a server of its is up ("Master admin server
@@ -722,9 +556,17 @@ master_output(struct child *c, const char *p, size_t n)
 	char buf[sizeof m->scan + 16384];
 	size_t keep = strlen(m->scan), take = n < sizeof buf - keep - 1 ? n : sizeof buf - keep - 1;
 	int hit = 0, starting = c->state == CHILD_STARTING && m->cfg->master.probe_on_output;
-	if (m->ha)
-		snapshot_lines(m, p, n);
-	if (!starting && !(m->ha && (c->state == CHILD_STARTING || c->state == CHILD_READY)))
+	if (m->ha && mha_output(&m->h, p, n) && c->state == CHILD_READY) {
+		/* its HA state changed: ask /health now */
+		if (m->pending > 0)
+			m->rerun = 1;
+		else {
+			evtimer_del(m->round_timer);
+			round_start(m);
+		}
+		return;
+	}
+	if (!starting)
 		return;
 	/* the previous chunk's end, then this chunk's end: a line cut between two reads is seen */
 	memcpy(buf, m->scan, keep);
@@ -734,24 +576,7 @@ master_output(struct child *c, const char *p, size_t n)
 		hit = memmem(buf, keep + take, lines[i], strlen(lines[i])) != NULL;
 	snprintf(m->scan, sizeof m->scan, "%s", buf + (keep + take > sizeof m->scan - 1 ?
 	    keep + take - (sizeof m->scan - 1) : 0));
-	if (m->ha && m->problem[0] == '\0' && memmem(buf, keep + take, PROMOTE_REFUSED, strlen(PROMOTE_REFUSED))) {
-		snprintf(m->problem, sizeof m->problem, "it holds the HA leadership but cannot serve: its log says "
-		    "\"" PROMOTE_REFUSED "\" (0.3.12 promotes a Redis standby only with --enable_snapshot_restore "
-		    "and a snapshot store: see master.ha)");
-		log_err("%s: %s", c->name, m->problem);
-		if (m->changed != NULL)
-			m->changed(m, m->arg);
-	}
-	if (m->ha && c->state == CHILD_READY && memmem(buf, keep + take, HA_STATE_LINE, strlen(HA_STATE_LINE))) {
-		if (m->pending > 0)
-			m->rerun = 1;
-		else {
-			evtimer_del(m->round_timer);
-			round_start(m);
-		}
-		return;
-	}
-	if (!hit || !starting)
+	if (!hit)
 		return;
 	m->retry_ms = 1;
 	m->hot_until = mono_now() + (double)m->cfg->master.probe_interval_ms / 1000.0;
@@ -761,6 +586,14 @@ master_output(struct child *c, const char *p, size_t n)
 		evtimer_del(m->round_timer);
 		round_start(m);
 	}
+}
+
+static void
+ha_changed(void *arg)
+{
+	struct master *m = arg;
+	if (m->changed != NULL)
+		m->changed(m, m->arg);
 }
 
 static const struct child_ops master_ops = {
@@ -785,7 +618,7 @@ master_new(struct event_base *base, const struct cfg *cfg, const struct httpc_ta
 		m->up[i] = httpc_new(base, &targets[i], 1, PROBE_MAX_BODY, READINESS_PROBE_TIMEOUT_MS);
 	}
 	m->ha = cfg->master.ha_entry[0] != '\0';
-	m->phase = MH_NO_LEADER;
+	mha_init(&m->h, base, "mooncake_master", m->ha, ha_changed, m);
 	m->round_timer = evtimer_new(base, round_cb, m);
 	m->stall_timer = event_new(base, -1, EV_PERSIST, stall_tick, m);
 	m->lock_h = httpc_new(base, &targets[PROBE_ADMIN], 1, PROBE_MAX_BODY, cfg->master.lock_probe_timeout_ms);
@@ -805,8 +638,7 @@ master_free(struct master *m)
 {
 	cancel_probes(m);
 	stall_reset(m);
-	httpc_cancel(m->leader_req);
-	httpc_free(m->leader_h);
+	mha_free(&m->h);
 	event_free(m->stall_timer);
 	httpc_free(m->lock_h);
 	httpc_free(m->metrics_h);
@@ -851,32 +683,19 @@ master_generation(const struct master *m)
 const char *
 master_role(const struct master *m)
 {
-	return m->role[0] ? m->role : "leader";
+	return m->h.role[0] ? m->h.role : "leader";
 }
 
 const char *
 master_leader(const struct master *m)
 {
-	return m->leader;
+	return m->h.leader;
 }
 
 void
 master_ha(const struct master *m, struct master_ha *h)
 {
-	memset(h, 0, sizeof *h);
-	h->on = m->ha;
-	h->answered = m->ha && m->child.state == CHILD_READY;
-	h->phase = m->phase;
-	h->ha_state = m->ha_state[0] ? m->ha_state : mhealth_phase_name(m->phase);
-	h->phase_s = mono_now() - m->phase_since;
-	h->leader = m->leader;
-	h->leader_serving = m->phase == MH_STANDBY && m->leader_serving &&
-	    strcmp(m->leader_h_for, m->leader) == 0;
-	h->leader_detail = m->phase == MH_SERVING ? "this master serves" : m->phase != MH_STANDBY ? "no leader to ask" :
-	    m->leader_detail[0] ? m->leader_detail : "not asked yet";
-	h->problem = m->problem[0] ? m->problem : NULL;
-	h->serving_leader = h->answered && (m->phase == MH_SERVING || h->leader_serving);
-	h->snap = m->snap;
+	mha_get(&m->h, m->child.state == CHILD_READY, h);
 }
 
 const struct probe_stat *

@@ -4,6 +4,7 @@
 #include "cfg.h"
 #include "child.h"
 #include "httpc.h"
+#include "masterha.h"
 
 enum { PROBE_RPC, PROBE_METADATA, PROBE_ADMIN, PROBE_COUNT };
 
@@ -33,26 +34,6 @@ const struct probe_stat *master_probe_stat(const struct master *, int);
 const char	*master_role(const struct master *);
 const char	*master_leader(const struct master *);
 /* HA (--enable_ha): what its /health last said and what follows for clients. */
-/* An HA leader's snapshots, from its log, over every process the sidecar started. */
-struct master_snapshots {
-	unsigned long	 ok, failed;
-	unsigned	 failing_for;	/* failed in a row since the last that persisted */
-	double		 last_ok;	/* wall clock; 0: none */
-	char		 last_error[300];	/* of the last failure, while failing */
-};
-struct master_ha {
-	int		 on;
-	int		 answered;	/* it runs and answered /health with its HA state */
-	int		 phase;		/* enum mh_phase */
-	const char	*ha_state;	/* its own word ("serving", "leader_warmup", "standby", ...) */
-	double		 phase_s;	/* in that phase for */
-	const char	*leader;	/* the leader it names, "" none */
-	int		 leader_serving;	/* a standby: that leader's RPC port accepts */
-	const char	*leader_detail;	/* the last answer of that leader's RPC port */
-	const char	*problem;	/* what its log says keeps it from serving, or NULL */
-	int		 serving_leader;	/* a leader serves: itself, or the one it names */
-	struct master_snapshots snap;
-};
 void		 master_ha(const struct master *, struct master_ha *);
 /* Once ready: whether it is stalled under its metadata locks, since when and why. */
 struct stall_out;
