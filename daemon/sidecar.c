@@ -317,7 +317,7 @@ readiness_of(struct view *v, int stopping)
  * workers for the outputs: every value copied into the view. */
 /* A node's report is dropped once it has not been heard for this long: a follower that polls does
  * so at least every FOLLOW_HOLD_MS while it lives, and one holding a stream is heard every 10 s
- * (admin.c) until the stream ends. */
+ * (adminhold.c) until the stream ends. */
 #define SD_PEER_EXPIRE_S	(FOLLOW_HOLD_MS / 1000.0 + 15.0)
 
 static struct sd_target *

@@ -1,0 +1,155 @@
+#ifndef DAEMON_ADMIN_INT_H
+#define DAEMON_ADMIN_INT_H
+/*
+ * The admin server's insides, shared by its four files and included by nothing else:
+ *   adminhttp.c   the transport: libmicrohttpd in the loop, the listening socket, limits, TLS,
+ *                 answers queued, connections suspended and resumed
+ *   adminroute.c  routing and auth: a request from its first byte to the route that answers it,
+ *                 the sidecar's own routes (answered now or held)
+ *   adminproxy.c  the proxy to the master: its routes, identical GETs coalesced, the 16 MiB and
+ *                 504 rules, the mutating routes with their bodies
+ *   adminhold.c   held requests: long-polls and event streams, woken once per change
+ * The public face is daemon/admin.h.
+ */
+#include <stddef.h>
+#include <microhttpd.h>
+#include <event2/event.h>
+#include "admin.h"
+#include "basic.h"
+#include "buf.h"
+#include "httpc.h"
+
+#define ADMIN_MEMORY_LIMIT	8192	/* request line and headers */
+#define ADMIN_IDLE_TIMEOUT_S	10
+#define ADMIN_STREAM_MAX_MS	3600000	/* ?timeout_ms= of a stream, at most (a long-poll: 60000) */
+#define ADMIN_STREAM_HEARD_MS	10000	/* each open stream's query told to the source again this often */
+#define ADMIN_STREAM_BLOCK	4096	/* a stream's buffer, per held stream: an endpoints.json event is under 1 KB; a larger one goes out in pieces */
+/* admin.busy_poll_us polls only while at most this many admin connections are open: with more
+ * (clients in parallel) the loop seldom sleeps anyway, and polling would take the CPU from them and
+ * from the master. */
+#define ADMIN_BUSY_POLL_CONNECTIONS	2
+#define PROXY_POOL		64		/* connections to the master's admin port */
+#define PROXY_MAX_BODY		(16 * 1024 * 1024)
+#define WRITE_MAX_BODY		(1024 * 1024)	/* a body of one of the master's mutating routes */
+
+struct request;
+struct flight;
+
+/* The master's mutating routes: proxied with their body only when admin.write_routes is on (and
+ * admin.auth is configured, which -n checks); never public. */
+struct write_route {
+	const char	*method, *path;
+};
+
+struct admin {
+	struct admin_params	 p;
+	struct MHD_Daemon	*mhd;
+	struct event		*io;
+	struct event		*timer;
+	double			timer_at;	/* when it fires, on mono_now(), while pending */
+	struct event		*kick;		/* one MHD_run after all resumes of a loop pass */
+	struct event		*heard_ev;	/* adm_heard_cb, while streams are open */
+	int			 closing;	/* admin_free: nothing is suspended any more */
+	struct basic		*basic;		/* admin.auth.basic_auth_users, or NULL */
+	int			 lfd;		/* the listening socket: accepted here, handed to MHD */
+	struct event		*accept_ev;
+	struct event		*accept_pause;	/* re-arms accept after the fd limit was hit */
+	int			 paused;
+	struct httpc		*proxy;		/* the master's admin port */
+	struct request		*suspended;	/* list of requests waiting for the upstream */
+	struct request		*waiters;	/* /endpoints long-polls */
+	struct request		*streams;	/* and its streams (?stream=1) */
+	long			 nwaiters;	/* both: admin.max_waiters bounds them together */
+	struct flight		*flights;	/* upstream GETs in flight, shared by identical requests */
+	unsigned long		 coalesced;	/* requests answered by another's upstream GET */
+	double			 answered_at;	/* admin.busy_poll_us: when the last answer went out */
+	int			 hot;		/* the last request came within busy_poll_us of it */
+};
+
+/* admin.busy_poll_us, in seconds as mono_now() counts */
+static inline double
+busy_poll_s(const struct admin *a)
+{
+	return (double)a->p.cfg->admin.busy_poll_us / 1e6;
+}
+
+/* One answer to many held requests (a publish wakes every follower's long-poll): rendered and copied
+ * once, queued on each connection; freed when the last of them is done with it. */
+struct shared {
+	struct MHD_Response	*resp;
+	int			 code;
+	int			 users;		/* the requests holding it, and its maker until it is handed out */
+};
+
+/* One event of a streamed route, framed once and written to every stream it concerns; freed when
+ * the last of them has sent it. */
+struct sse_shared {
+	struct buf		 b;
+	int			 users;
+};
+
+struct request {
+	struct admin		*a;
+	struct MHD_Connection	*conn;
+	const char		*route;
+	char			*path;		/* the request's path, decoded */
+	int			 code;
+	struct MHD_Response	*resp;		/* ready to queue after a resume */
+	struct shared		*shared;	/* or this one, shared with others */
+	struct httpc_req	*up;
+	struct buf		 own;		/* /metrics: the sidecar's part */
+	const struct write_route *write;	/* one of the master's mutating routes */
+	struct buf		 body;		/* its body, as it arrives */
+	int			 too_large;	/* more than WRITE_MAX_BODY of it */
+	struct event		*wait_ev;	/* /endpoints long-poll deadline */
+	struct event		*eof_ev;	/* while suspended: has the client gone? */
+	struct basic_req	*auth_req;	/* a basic-auth password being checked */
+	char			 since[40];	/* held: the tag it has; a stream: the last one it was sent */
+	int			 stream;	/* ?stream=1: an event per change until its deadline */
+	int			 parked;	/* a stream with nothing to send: suspended in its reader */
+	int			 ending;	/* a stream that ends once what it holds is sent */
+	struct sse_shared	*cur, *pending;	/* the event being sent, and the newest one after it */
+	size_t			 off;		/* of cur, sent */
+	struct request		*next;
+	struct request		**pprev;	/* where the waiters list points at it (O(1) removal) */
+	struct flight		*flight;	/* the upstream GET it waits for */
+	struct request		*fnext;		/* in its flight's waiters */
+};
+
+/* adminhttp.c */
+struct admin_upstream adm_upstream(const struct admin *);
+struct MHD_Response *adm_response(const char *ctype, const void *, size_t);
+void		 adm_challenge(const struct admin *, struct MHD_Response *);	/* 401: the schemes admin.auth accepts */
+enum MHD_Result	 adm_respond(struct request *, int code, const char *ctype, const char *, size_t);
+char		*adm_error_json(const struct admin *, const char *);	/* {"error": msg, "state": <master state>} */
+enum MHD_Result	 adm_respond_error(struct request *, int code, const char *);
+/* 503 with Retry-After: 1; busy: the limit is admin.max_waiters (HTTPRESP_BUSY) */
+enum MHD_Result	 adm_retry_later(struct request *, const char *, int busy);
+void		 adm_suspend(struct request *);		/* waiting for the upstream */
+void		 adm_mhd_resume(struct request *);	/* goes on in one MHD_run after this loop pass */
+void		 adm_resume(struct request *, int code, struct MHD_Response *);	/* answered with resp */
+/* adminroute.c */
+enum MHD_Result	 adm_handler(void *, struct MHD_Connection *, const char *, const char *, const char *,
+		    const char *, size_t *, void **);
+const char	*adm_own_arg(struct request *, const char *key, char *, size_t);
+struct MHD_Response *adm_answer_response(const struct admin_answer *);
+int		 adm_ask(const struct admin *, const char *path, struct admin_answer *);
+enum MHD_Result	 adm_answer_now(struct request *, struct admin_answer *);
+void		 adm_tell(struct request *, const char *url, int again);
+enum MHD_Result	 adm_busy_answer(struct request *);
+/* adminproxy.c */
+const struct write_route *adm_write_route_of(const char *method, const char *url);
+/* One of the master's routes (or /metrics): *ret, 0; 1 when url is none of them. */
+int		 adm_proxy_route(struct request *, const char *url, enum MHD_Result *ret);
+void		 adm_flight_leave(struct request *);
+/* adminhold.c */
+void		 adm_unwatch(struct request *);
+void		 adm_unhold(struct request *);
+void		 adm_shared_drop(struct shared *);
+void		 adm_sse_drop(struct sse_shared *);
+void		 adm_wake_now(struct request *);
+void		 adm_stream_end(struct request *);
+void		 adm_hold(struct request *, struct request **list, long max_ms);
+int		 adm_stream_start(struct request *, const char *url, const char *since, enum MHD_Result *);
+void		 adm_heard_cb(evutil_socket_t, short, void *);
+#endif
