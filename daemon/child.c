@@ -1,3 +1,10 @@
+/*
+ * One supervised process, carrying out what common/lifecycle.c decides: spawned in its own process
+ * group (clone with a pipe for its output, PDEATHSIG), its output logged with rotation and a tail
+ * kept for messages, stopped with SIGTERM then SIGKILL, restarted after its backoff, and every pid
+ * the sidecar ever started tracked so that nothing is orphaned. Over 600 lines: the spawn, the log
+ * and the timers all act on the one struct child and its state, and read best together.
+ */
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>

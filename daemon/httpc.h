@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <sys/socket.h>
 #include <event2/event.h>
+#include "httptarget.h"
 
 /*
  * The one HTTP/1.1 client of the daemon: the admin proxy, the master's probes, the follower and
@@ -11,17 +12,6 @@
  * registered it: a failure found at once (EMFILE, EADDRNOTAVAIL, a family mismatch...) is reported
  * from the loop.
  */
-
-#define HTTPC_MAX_ADDRS		8
-#define HTTPC_NAME_MAX		300	/* "host:port" with a host of up to 253 characters */
-
-/* An upstream resolved before the loop. */
-struct httpc_target {
-	char			 name[HTTPC_NAME_MAX];	/* for the Host header and messages */
-	int			 naddr;
-	struct sockaddr_storage	 addr[HTTPC_MAX_ADDRS];
-	socklen_t		 addrlen[HTTPC_MAX_ADDRS];
-};
 
 enum httpc_outcome {
 	HTTPC_OK,		/* a whole response arrived (any status) */
@@ -48,11 +38,6 @@ struct httpc;
 struct httpc_req;
 typedef void (*httpc_cb)(const struct httpc_response *, void *);
 
-/* Resolve host (a name of up to 253 characters, an IPv4 or IPv6 address) and port into a target.
- * Blocking: before the loop only. Returns 0, or -1 with err filled. */
-int		 httpc_resolve(const char *, int, struct httpc_target *, char *, size_t);
-/* The same for a numeric address, which never blocks. */
-int		 httpc_numeric(const char *, int, struct httpc_target *);
 
 struct httpc	*httpc_new(struct event_base *, const struct httpc_target *, int pool_max,
 		    size_t max_body, long timeout_ms);

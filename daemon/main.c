@@ -26,6 +26,7 @@
 #include "follow.h"
 #include "log.h"
 #include "master.h"
+#include "masterflags.h"
 #include "notify.h"
 #include "plan.h"
 #include "routes.h"

@@ -1,3 +1,9 @@
+/*
+ * The master as a supervised child: its argv, its three ports probed until one round finds them
+ * all answering (and owned by its pid), then watched for liveness and for a stall under its
+ * metadata locks; what an HA master says of itself is daemon/masterha.c's. Over 600 lines: the
+ * probe rounds, the stall watch and the reaction to its output share one round's state.
+ */
 #include "config.h"
 #include <stdio.h>
 #include <stdlib.h>

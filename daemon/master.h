@@ -46,9 +46,4 @@ char		**master_argv(const struct cfg *);
 int		 master_targets(const struct cfg *, struct httpc_target *, char *, size_t);
 /* Where execvp finds cmd (PATH, or cmd itself when it has a slash), into out: 0, or -1. */
 int		 command_path(const char *cmd, char *out, size_t);
-/* Ask master.command for its flags (--helpxml, --version; cached by the binary's path, size and
- * mtime) and check the arguments it would be started with: one error per flag it would refuse,
- * naming the key, the flag and its version; a warning when it cannot be asked. Blocking (at most a
- * few seconds): before the loop. */
-void		 master_flags_check(const struct cfg *, struct strv *errs, struct strv *warns);
 #endif

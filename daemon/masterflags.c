@@ -23,6 +23,7 @@
 #include "log.h"
 #include "child.h"
 #include "master.h"
+#include "masterflags.h"
 #include "xalloc.h"
 
 #define ASK_MS		5000		/* for each question; a gflags program answers in milliseconds */

@@ -9,7 +9,7 @@
 #include "clock.h"
 #include "counters.h"
 #include "prom.h"
-#include "render.h"
+#include "metrics.h"
 
 /* A family of one gauge without labels. */
 static void

@@ -7,5 +7,4 @@
 char	*render_status(const struct view *);		/* GET /status, JSON */
 char	*render_gangs(const struct view *);		/* GET /gangs, JSON */
 char	*render_sd(const struct view *);		/* GET /sd: Prometheus HTTP service discovery */
-void	 render_metrics(const struct view *, struct buf *);	/* the sidecar's own /metrics */
 #endif

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <jansson.h>
+#include "metrics.h"
 #include "render.h"
 #include "routes.h"
 #include "xalloc.h"
