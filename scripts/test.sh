@@ -27,7 +27,8 @@ build=$top/build-test
 bash scripts/build.sh "$build" --enable-sanitizers --enable-werror || { echo "build failed"; exit 1; }
 cd "$build"
 phase build
-make -j2 check >make-check.out 2>&1
+# Every test: the slow integration scripts first, four at a time (they wait more than they compute).
+make -j4 check-all >make-check.out 2>&1
 rc=$?
 phase "make check"
 grep -E '^(PASS|FAIL|ERROR|XPASS|SKIP):' make-check.out
@@ -74,10 +75,11 @@ if [ $rc -ne 0 ]; then
 fi
 # The release tarball must build and pass its own tests from a read-only source tree.
 dist=$top/build-dist
-# (the SLURM and systemd-as-PID-1 tests have just run above; in the tarball's run they are skipped,
+# Its make check is the unit tests and the fast integration scripts (all ran above on the sanitizer
+# build); the SLURM and systemd-as-PID-1 tests have just run above; in the tarball's run they are skipped,
 # and say so)
 bash "$top/scripts/build.sh" "$dist" --enable-werror &&
-    MCS_SKIP_SLURM=1 MCS_SKIP_SYSTEMD_PID1=1 make -C "$dist" -j2 distcheck >"$dist/distcheck.out" 2>&1
+    MCS_SKIP_SLURM=1 MCS_SKIP_SYSTEMD_PID1=1 make -C "$dist" -j3 distcheck >"$dist/distcheck.out" 2>&1
 drc=$?
 phase distcheck
 if [ $drc -eq 0 ]; then
@@ -95,9 +97,9 @@ else
 	[ "$dfail" -gt 0 ] || { tail -30 "$dist/distcheck.out"; dfail=1; }
 	failed=$((failed + dfail))
 fi
-# Each libFuzzer target for FUZZ_SECONDS (30 by default); a crashing input lands in the corpus that
+# Each libFuzzer target for FUZZ_SECONDS (10 here, 30 by default in scripts/fuzz.sh); a crashing input lands in the corpus that
 # make check replays.
-bash "$top/scripts/fuzz.sh" >"$top/build-test/fuzz.out" 2>&1
+FUZZ_SECONDS=${FUZZ_SECONDS:-10} bash "$top/scripts/fuzz.sh" >"$top/build-test/fuzz.out" 2>&1
 frc=$?
 phase fuzz
 grep -E '^(fuzz_[a-z]+:|saved )' "$top/build-test/fuzz.out"

@@ -8,9 +8,22 @@ bash "$top/scripts/deps.sh" valgrind >/dev/null || exit 1
 bash "$top/scripts/build.sh" "$top/build-valgrind" >/dev/null || exit 1
 export top_srcdir=$top top_builddir=$top/build-valgrind
 export SIDECAR_WRAPPER="valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1"
+# VALGRIND_JOBS (default: the number of CPUs) scripts at a time: each picks its own free ports.
+jobs=${VALGRIND_JOBS:-$(nproc)}
+tests="start_ready restart crash_loop ports_taken hung_admin stop admin endpoints follow ha workers faults"
+running=0
+for t in $tests; do
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+	(bash "$top/tests/integration/$t.sh" >"$top_builddir/valgrind-$t.log" 2>&1; echo $? >"$top_builddir/valgrind-$t.rc") &
+	running=$((running + 1))
+done
+wait
 passed=0 failed=0
-for t in start_ready restart crash_loop ports_taken hung_admin stop admin endpoints follow ha workers faults; do
-	if bash "$top/tests/integration/$t.sh" >"$top_builddir/valgrind-$t.log" 2>&1; then
+for t in $tests; do
+	if [ "$(cat "$top_builddir/valgrind-$t.rc" 2>/dev/null)" = 0 ]; then
 		passed=$((passed + 1))
 		echo "valgrind $t: $(tail -1 "$top_builddir/valgrind-$t.log")"
 	else

@@ -64,30 +64,26 @@ pct() { sort -n | awk -v p="$1" '{ a[NR] = $1 } END { if (NR == 0) { print "nan"
 
 now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
 
-# wait_for SECONDS command...: poll every 10 ms until the command succeeds or time runs out.
-wait_for() {
-	local limit=$1 deadline
-	shift
-	deadline=$(( $(now_ms) + limit * 1000 ))
+# nap SECONDS: sleep without a process of its own (a read that times out on a pipe nobody writes):
+# a bounded poll runs its check, not a fork of sleep and date, every 10 ms.
+exec {NAP_FD}<> <(:)
+nap() { read -r -t "$1" -u "$NAP_FD" _; return 0; }
+# poll_until INTERVAL SECONDS command...: run the command every INTERVAL until it succeeds (0), or
+# SECONDS have passed (1).
+poll_until() {
+	local every=$1 deadline=$(( ${EPOCHREALTIME/./} / 1000 + $2 * 1000 ))
+	shift 2
 	until "$@"; do
-		[ "$(now_ms)" -ge "$deadline" ] && return 1
-		sleep 0.01
+		[ $(( ${EPOCHREALTIME/./} / 1000 )) -ge "$deadline" ] && return 1
+		nap "$every"
 	done
 	return 0
 }
-
+# wait_for SECONDS command...: poll every 10 ms until the command succeeds or time runs out.
+wait_for() { poll_until 0.01 "$@"; }
 # wait_slowly SECONDS command...: the same, polling every 250 ms, for a condition whose check is
 # itself costly (reading hundreds of logs) while the processes it watches need the CPU.
-wait_slowly() {
-	local limit=$1 deadline
-	shift
-	deadline=$(( $(now_ms) + limit * 1000 ))
-	until "$@"; do
-		[ "$(now_ms)" -ge "$deadline" ] && return 1
-		sleep 0.25
-	done
-	return 0
-}
+wait_slowly() { poll_until 0.25 "$@"; }
 
 # is VALUE CMD...: CMD prints VALUE (for wait_for, which runs it again on every poll)
 is() { [ "$("${@:2}")" = "$1" ]; }
