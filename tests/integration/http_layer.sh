@@ -60,9 +60,19 @@ wait_for 10 grep_q "$T/fol/endpoints.json" '"ready": true' || fail "follower thr
 pass "253-character names for master.address and --metrics_host; multi.test: 127.0.0.9 refused, 127.0.0.1 followed"
 
 # EMFILE on the follower's own connect: reported from the loop as the sidecar's trouble, retried.
-N=$(ls /proc/"$FOL_PID"/fd | wc -l)
+# The limit below its lowest free descriptor and below its lowest socket: the stream's descriptor,
+# freed when the head dies, cannot be taken again for the next connect.
+lowest_limit() {
+	local i=0 fd low=
+	while [ -e "/proc/$FOL_PID/fd/$i" ]; do i=$((i + 1)); done
+	for fd in $(ls /proc/"$FOL_PID"/fd | sort -n); do
+		case $(readlink "/proc/$FOL_PID/fd/$fd") in socket:*) low=$fd; break ;; esac
+	done
+	[ -n "$low" ] && [ "$low" -lt "$i" ] && i=$low
+	echo "$i"
+}
 HARD=$(prlimit --pid "$FOL_PID" --nofile --noheadings --output HARD)
-prlimit --pid "$FOL_PID" --nofile=$((N - 3)):"$HARD" || fail "prlimit"
+prlimit --pid "$FOL_PID" --nofile="$(lowest_limit)":"$HARD" || fail "prlimit"
 kill_quiet "$HEAD_PID"
 wait_for 10 grep_q "$T/sidecar-fol.out" "Too many open files" || fail "EMFILE not reported: $(tail -5 "$T/sidecar-fol.out")"
 alive "$FOL_PID" || fail "the follower died of EMFILE"

@@ -1069,8 +1069,14 @@ int
 main(int argc, char **argv)
 {
 	long delay;
+	int query = 0;
 	S.events = getenv("MC_STANDIN_EVENTS");
-	event_record("exec");
+	/* asked for its flags or version (the sidecar's flag check): not a start of the master */
+	for (int i = 1; i < argc; i++)
+		query |= strcmp(argv[i], "--helpxml") == 0 || strcmp(argv[i], "--version") == 0 ||
+		    strcmp(argv[i], "-helpxml") == 0 || strcmp(argv[i], "-version") == 0;
+	if (!query)
+		event_record("exec");
 	parse_flags(argc, argv);
 	if (env_long("MC_STANDIN_IGNORE_SIGTERM", 0)) {
 		S.ignore_term = 1;
