@@ -25,7 +25,6 @@
 #include "url.h"
 #include "xalloc.h"
 
-#define READINESS_PROBE_TIMEOUT_MS	1000
 #define PROBE_MAX_BODY			(1024 * 1024)
 static const char *const probe_names[PROBE_COUNT] = { "rpc", "metadata", "admin" };
 

@@ -7,7 +7,6 @@
 #include "workerenv.h"
 #include "masterha.h"
 
-#define READINESS_PROBE_TIMEOUT_MS	1000
 /* A standby's leader is asked at most this often whether it serves (a connect to its RPC port). */
 #define LEADER_PROBE_MS			200
 /* What 0.3.12 logs, once a second, when it holds the leadership but its standby cannot be promoted

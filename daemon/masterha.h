@@ -9,6 +9,9 @@
 #include "httpc.h"
 #include "url.h"
 
+/* How long a probe of a master that is not ready yet, or of the leader a standby names, may take. */
+#define READINESS_PROBE_TIMEOUT_MS	1000
+
 /* An HA leader's snapshots, from its log, over every process the sidecar started. */
 struct master_snapshots {
 	unsigned long	 ok, failed;
