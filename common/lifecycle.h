@@ -22,6 +22,8 @@ enum lc_event {
 	LC_STOP,		/* stop it for good: SIGTERM, SIGKILL after the stop timeout */
 	LC_STOP_NOW,		/* the same at once: SIGKILL */
 	LC_GANG_RESTART,	/* its gang restarts it: stopped first if it runs, started after the gang's delay */
+	LC_RESTART,		/* the operator restarts it: the same, paused or not, not counted as a failure */
+	LC_HOLD,		/* the operator stops it: as LC_STOP, and nothing but LC_START starts it again */
 	LC_NEVENTS
 };
 
@@ -31,6 +33,9 @@ struct lc {
 	int	restart_after_stop;	/* it is being stopped for a failure: restart it once it exits */
 	int	shutting_down;		/* it is being stopped for good */
 	int	gang_restart;		/* its gang restarts it once it exits */
+	int	asked;			/* the operator restarts it: started even while paused */
+	int	held;			/* the operator stopped it: only LC_START starts it again */
+	int	paused_out;		/* left stopped because supervision was paused: resuming starts it */
 };
 
 /* What the table reads besides the state. */
@@ -39,6 +44,7 @@ struct lc_ctx {
 	int	managed;	/* a gang member: its gang decides every restart, and counts its starts */
 	int	running;	/* its process exists */
 	int	burst_exceeded;	/* one more start would be more than restart.burst in the window */
+	int	paused;		/* supervision is paused: no restart, no stop for a failure, no backoff */
 };
 
 /* How the new state is worded (daemon/child.c fills in the details). */
@@ -55,7 +61,10 @@ enum lc_why {
 	LC_WHY_FAILED,		/* stopping: why it was found failing */
 	LC_WHY_SHUTDOWN,	/* stopping or stopped: "shutting down" */
 	LC_WHY_EXIT,		/* stopped: how it ended, while shutting down */
-	LC_WHY_GANG		/* stopping: why its gang restarts it */
+	LC_WHY_GANG,		/* stopping: why its gang restarts it */
+	LC_WHY_PAUSED,		/* stopped: how it ended; "not restarted: supervision is paused" */
+	LC_WHY_ASKED,		/* stopping: "restart asked by the operator" */
+	LC_WHY_HELD		/* stopping or stopped: "stopped by the operator" */
 };
 
 enum lc_backoff {

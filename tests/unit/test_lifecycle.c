@@ -15,7 +15,8 @@ enum { STO = LC_STOPPED, STA = LC_STARTING, RDY = LC_READY, BAK = LC_BACKOFF, ST
 struct row {
 	int		 state, event;
 	int		 policy, managed, burst;	/* burst: one more start would exceed it */
-	const char	*flags;		/* what the state remembers, before: "r" restart_after_stop, "s" shutting_down, "g" gang_restart */
+	const char	*flags;		/* what the state remembers, before: "r" restart_after_stop, "s" shutting_down, "g"
+					 * gang_restart, "a" asked, "h" held, "o" paused_out; and "p": supervision is paused */
 	int		 next;
 	const char	*flags_after;
 	const char	*actions;	/* as describe() writes them */
@@ -123,10 +124,38 @@ static const struct row rows[] = {
 	R(BAK, LC_GANG_RESTART, ONF, 1, 0, "", BAK, "", "backoff=gang why=gang-delay"),
 	R(STP, LC_GANG_RESTART, ONF, 1, 0, "s", STP, "g", ""),	/* keeps its SIGKILL deadline */
 	R(FAT, LC_GANG_RESTART, ONF, 1, 0, "", BAK, "", "backoff=gang why=gang-delay"),
+	R(RDY, LC_GANG_RESTART, ONF, 1, 0, "p", RDY, "", ""),	/* paused: its gang does not restart it */
+	R(STO, LC_GANG_RESTART, ONF, 1, 0, "sh", STO, "sh", ""),	/* nor one the operator stopped */
+	/* LC_RESTART: the operator's, alone or in a gang, paused or not */
+	R(STO, LC_RESTART, ONF, 0, 0, "sh", BAK, "a", "backoff=gang cancel why=asked"),
+	R(STA, LC_RESTART, ONF, 0, 0, "", STP, "ga", "term why=asked"),
+	R(RDY, LC_RESTART, NEV, 0, 0, "r", STP, "ga", "term why=asked"),
+	R(RDY, LC_RESTART, ONF, 1, 0, "p", STP, "ga", "term why=asked"),
+	R(BAK, LC_RESTART, ONF, 0, 0, "", BAK, "a", "backoff=gang cancel why=asked"),
+	R(STP, LC_RESTART, ONF, 0, 0, "s", STP, "ga", ""),
+	R(FAT, LC_RESTART, ONF, 0, 0, "", BAK, "a", "backoff=gang cancel why=asked"),
+	/* LC_HOLD: the operator's stop */
+	R(STO, LC_HOLD, ONF, 0, 0, "", STO, "sh", "cancel why=held"),
+	R(STA, LC_HOLD, ONF, 0, 0, "", STP, "sh", "term why=held"),
+	R(RDY, LC_HOLD, ONF, 1, 0, "g", STP, "sh", "term why=held"),
+	R(BAK, LC_HOLD, ONF, 0, 0, "", STO, "sh", "cancel why=held"),
+	R(STP, LC_HOLD, ONF, 0, 0, "r", STP, "sh", "term"),
+	R(FAT, LC_HOLD, ONF, 0, 0, "", STO, "sh", "cancel why=held"),
+	R(STP, LC_EXITED, ONF, 0, 0, "sh", STO, "sh", "cancel why=held"),
+	R(STO, LC_START, ONF, 0, 0, "sh", STO, "", "spawn record cancel"),
+	/* paused: nothing restarted, nothing stopped for a failure, no backoff ends in a start */
+	R(RDY, LC_FAIL, ONF, 0, 0, "p", RDY, "", ""),
+	R(RDY, LC_DIED, ALW, 0, 0, "p", STO, "o", "cancel why=paused"),
+	R(STP, LC_DIED, ONF, 0, 0, "pr", STO, "o", "cancel why=paused"),
+	R(STP, LC_EXITED, ONF, 0, 0, "ps", STO, "s", "cancel why=exit"),
+	R(STP, LC_DIED, ONF, 0, 0, "pga", BAK, "a", "backoff=gang cancel why=gang-delay"),	/* asked: restarted */
+	R(BAK, LC_BACKOFF_DONE, ONF, 0, 0, "p", STO, "o", "why=paused"),
+	R(BAK, LC_BACKOFF_DONE, ONF, 0, 0, "pa", BAK, "", "spawn record"),
+	R(STO, LC_START, ONF, 0, 0, "o", STO, "", "spawn record cancel"),
 };
 
 static const char *const whys[] = { "", "pid", "ready", "burst", "not-started", "restarting", "gang-delay",
-	"gang-decides", "policy", "failed", "shutdown", "exit", "gang" };
+	"gang-decides", "policy", "failed", "shutdown", "exit", "gang", "paused", "asked", "held" };
 
 static void
 describe(char *b, size_t len, const struct lc_actions *a)
@@ -143,17 +172,20 @@ describe(char *b, size_t len, const struct lc_actions *a)
 static void
 flags(char *b, const struct lc *l)
 {
-	snprintf(b, 4, "%s%s%s", l->restart_after_stop ? "r" : "", l->shutting_down ? "s" : "", l->gang_restart ? "g" : "");
+	snprintf(b, 8, "%s%s%s%s%s%s", l->restart_after_stop ? "r" : "", l->shutting_down ? "s" : "",
+	    l->gang_restart ? "g" : "", l->asked ? "a" : "", l->held ? "h" : "", l->paused_out ? "o" : "");
 }
 
 START_TEST(test_table)
 {
 	const struct row *r = &rows[_i];
 	struct lc l = { r->state, strchr(r->flags, 'r') != NULL, strchr(r->flags, 's') != NULL,
-		strchr(r->flags, 'g') != NULL };
-	struct lc_ctx c = { r->policy, r->managed, r->state == STA || r->state == RDY || r->state == STP, r->burst };
+		strchr(r->flags, 'g') != NULL, strchr(r->flags, 'a') != NULL, strchr(r->flags, 'h') != NULL,
+		strchr(r->flags, 'o') != NULL };
+	struct lc_ctx c = { r->policy, r->managed, r->state == STA || r->state == RDY || r->state == STP, r->burst,
+		strchr(r->flags, 'p') != NULL };
 	struct lc_actions a;
-	char got[128], f[4];
+	char got[128], f[8];
 	lc_next(&l, r->event, &c, &a);
 	describe(got, sizeof got, &a);
 	flags(f, &l);
@@ -182,8 +214,8 @@ END_TEST
  * fatal; a stop then leaves it there. */
 START_TEST(test_crash_loop)
 {
-	struct lc l = { LC_STOPPED, 0, 0, 0 };
-	struct lc_ctx c = { RESTART_ON_FAILURE, 0, 0, 0 };
+	struct lc l = { LC_STOPPED, 0, 0, 0, 0, 0, 0 };
+	struct lc_ctx c = { RESTART_ON_FAILURE, 0, 0, 0, 0 };
 	struct lc_actions a;
 	int starts = 0;
 	lc_next(&l, LC_START, &c, &a);
