@@ -7,7 +7,6 @@
  * there are none. The struct is filled as far as parsing got and must be freed either way. */
 int	cfg_load_file(const char *, const struct cfg_overrides *, struct cfg *, struct strv *);
 int	cfg_load_string(const char *, const struct cfg_overrides *, struct cfg *, struct strv *);
-void	cfg_free(struct cfg *);
 /* What is valid but does not do what it looks meant to: workers that would not use the store. */
 void	cfg_warnings(const struct cfg *, struct strv *);
 

@@ -141,6 +141,7 @@ static const struct field admin_fields[] = {
 	{ "auth", F_SUB, 0, 0, 0, auth_fields },
 	{ "tls", F_SUB, 0, 0, 0, tls_fields },
 	{ "public_routes", F_STRV, A(public_routes), 0, 0, NULL },
+	{ "control_socket", F_STR, A(control_socket), 0, 0, NULL },
 	{ NULL, 0, 0, 0, 0, NULL }
 };
 #undef A

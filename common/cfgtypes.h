@@ -39,6 +39,8 @@ struct cfg_ports {
 	int	job_jitter;
 };
 
+#define CFG_SOCKET_PATH_MAX	108	/* sizeof sockaddr_un's sun_path */
+
 struct cfg {
 	struct {
 		char		*id;
@@ -102,6 +104,7 @@ struct cfg {
 		char		*tls_key_file;
 		char		*tls_client_ca_file;	/* "": no client certificates asked for */
 		char		**public_routes;	/* answered without credentials */
+		char		*control_socket;	/* the local socket (mode 0600): "" resolved to <run_dir>/control.sock, "off": none */
 	} admin;
 	struct {
 		char		*flavor;
@@ -132,4 +135,7 @@ struct cfg_overrides {
 	const char	*listen;	/* --listen */
 	const char	*node;		/* --node */
 };
+/* common/cfgtypes.c: every key's default (what cfg_load_* start from), and the struct freed. */
+void	cfg_defaults(struct cfg *);
+void	cfg_free(struct cfg *);
 #endif

@@ -123,6 +123,18 @@ strv_dup(char *const *v)
 	return sv.v;
 }
 
+int
+strv_eq(char *const *a, char *const *b)
+{
+	size_t i;
+	if (a == NULL || b == NULL)
+		return a == b;
+	for (i = 0; a[i] != NULL && b[i] != NULL; i++)
+		if (strcmp(a[i], b[i]) != 0)
+			return 0;
+	return a[i] == b[i];
+}
+
 void
 strv_freev(char **v)
 {

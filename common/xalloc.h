@@ -23,5 +23,6 @@ void	 strv_pushf(struct strv *, const char *, ...) __attribute__((format(printf,
 void	 strv_take(struct strv *, char *);
 void	 strv_free(struct strv *);
 char	**strv_dup(char *const *);
+int	 strv_eq(char *const *, char *const *);	/* same strings in the same order; NULL only equals NULL */
 void	 strv_freev(char **);
 #endif
