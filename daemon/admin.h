@@ -33,6 +33,15 @@ struct admin_upstream {
 	int		 metrics;	/* /metrics waits for its part (its admin port answered the last probe) */
 };
 
+/* One operator action (POST /control/VERB?target=T), after auth: the source carries it out at once
+ * (never waiting) and answers; refused, it only records and counts what the server refused. */
+struct admin_control {
+	const char	*verb;		/* what follows /control/ */
+	const char	*target;	/* ?target=, or NULL */
+	const char	*who;		/* "token", "basic:USER", "uid:N" (the local socket's peer), "anonymous" */
+	int		 refused;	/* 0, or the HTTP status the server answered with (401, 403) */
+};
+
 struct admin_source {
 	/* The sidecar's own route path: ans filled, 0; -1 when path is none of its routes. */
 	int	(*answer)(void *, const char *, struct admin_answer *);
@@ -45,6 +54,8 @@ struct admin_source {
 	 * client may have said more). NULL: nothing to hear. */
 	void	(*heard)(void *, const char *, const struct kvlist *, int again);
 	void	(*upstream)(void *, struct admin_upstream *);
+	/* An operator action: ans filled (JSON) */
+	void	(*control)(void *, const struct admin_control *, struct admin_answer *);
 	void	*arg;
 };
 

@@ -9,6 +9,7 @@
  *   adminproxy.c  the proxy to the master: its routes, identical GETs coalesced, the 16 MiB and
  *                 504 rules, the mutating routes with their bodies
  *   adminhold.c   held requests: long-polls and event streams, woken once per change
+ *   adminctl.c    the operator's routes (POST /control/...): who asks, and the local socket
  * The public face is daemon/admin.h.
  */
 #include <stddef.h>
@@ -28,6 +29,7 @@
  * (clients in parallel) the loop seldom sleeps anyway, and polling would take the CPU from them and
  * from the master. */
 #define ADMIN_BUSY_POLL_CONNECTIONS	2
+#define ADMIN_CONTROL_CONNECTIONS	64	/* open on the control socket at once */
 #define PROXY_POOL		64		/* connections to the master's admin port */
 #define PROXY_MAX_BODY		(16 * 1024 * 1024)
 #define WRITE_MAX_BODY		(1024 * 1024)	/* a body of one of the master's mutating routes */
@@ -55,6 +57,11 @@ struct admin {
 	struct event		*accept_ev;
 	struct event		*accept_pause;	/* re-arms accept after the fd limit was hit */
 	int			 paused;
+	/* admin.control_socket: a second libmicrohttpd (never TLS) for its connections */
+	struct MHD_Daemon	*cmhd;
+	struct event		*cio;
+	int			 cfd;		/* its listening socket, or -1 */
+	struct event		*caccept_ev;
 	struct httpc		*proxy;		/* the master's admin port */
 	struct request		*suspended;	/* list of requests waiting for the upstream */
 	struct request		*waiters;	/* /endpoints long-polls */
@@ -104,6 +111,10 @@ struct request {
 	struct event		*wait_ev;	/* /endpoints long-poll deadline */
 	struct event		*eof_ev;	/* while suspended: has the client gone? */
 	struct basic_req	*auth_req;	/* a basic-auth password being checked */
+	int			 control;	/* one of the operator's routes (POST /control/...) */
+	char			 who[96];	/* who asks: "token", "basic:USER", "uid:N" */
+	int			 local;		/* over the control socket: trusted (its mode is 0600) */
+	long			 uid;		/* its peer's, there */
 	char			 since[40];	/* held: the tag it has; a stream: the last one it was sent */
 	int			 stream;	/* ?stream=1: an event per change until its deadline */
 	int			 parked;	/* a stream with nothing to send: suspended in its reader */
@@ -117,6 +128,7 @@ struct request {
 };
 
 /* adminhttp.c */
+void		 adm_run(struct admin *);	/* libmicrohttpd's work now, and its timer armed */
 struct admin_upstream adm_upstream(const struct admin *);
 struct MHD_Response *adm_response(const char *ctype, const void *, size_t);
 void		 adm_challenge(const struct admin *, struct MHD_Response *);	/* 401: the schemes admin.auth accepts */
@@ -142,6 +154,17 @@ const struct write_route *adm_write_route_of(const char *method, const char *url
 /* One of the master's routes (or /metrics): *ret, 0; 1 when url is none of them. */
 int		 adm_proxy_route(struct request *, const char *url, enum MHD_Result *ret);
 void		 adm_flight_leave(struct request *);
+/* adminctl.c */
+int		 adm_control_path(const char *);	/* /control/... */
+int		 adm_local(const struct request *);	/* it came over the control socket */
+long		 adm_peer_uid(struct MHD_Connection *);	/* the uid at its other end, or -1 */
+void		 adm_control_refused(struct request *, int code);	/* the source hears of a 401 or 403 */
+/* The first call of a request to /control/...: method and who checked (0: go on to auth, or
+ * answered in *ret: 1). */
+int		 adm_control_begin(struct request *, const char *method, enum MHD_Result *ret);
+enum MHD_Result	 adm_control_answer(struct request *);
+int		 adm_control_listen(struct admin *, char *, size_t);
+void		 adm_control_close(struct admin *);
 /* adminhold.c */
 void		 adm_unwatch(struct request *);
 void		 adm_unhold(struct request *);

@@ -211,14 +211,24 @@ mhd_log(void *cls, const char *fmt, va_list ap)
  * time of the answer before it (polling would have met it: a client asking back to back) and at
  * most ADMIN_BUSY_POLL_CONNECTIONS are open. So requests further apart never cost a poll, and
  * a run of requests back to back costs one poll that meets nothing, after its last answer. */
-static void
-admin_run(struct admin *a)
+void
+adm_run(struct admin *a)
 {
-	MHD_UNSIGNED_LONG_LONG ms;
+	MHD_UNSIGNED_LONG_LONG ms, cms;
 	int more = 0, turns = 0;
 	do
 		MHD_run(a->mhd);
 	while ((more = MHD_get_timeout(a->mhd, &ms) == MHD_YES) && ms == 0 && ++turns < 4);
+	if (a->cmhd != NULL) {
+		turns = 0;
+		do
+			MHD_run(a->cmhd);
+		while (MHD_get_timeout(a->cmhd, &cms) == MHD_YES && cms == 0 && ++turns < 4);
+		if (MHD_get_timeout(a->cmhd, &cms) == MHD_YES && (!more || cms < ms)) {
+			more = 1;
+			ms = cms;
+		}
+	}
 	if (a->hot) {
 		const union MHD_DaemonInfo *info = MHD_get_daemon_info(a->mhd,
 		    MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
@@ -240,7 +250,7 @@ admin_run(struct admin *a)
 static void
 io_cb(evutil_socket_t fd, short what, void *arg)
 {
-	admin_run(arg);
+	adm_run(arg);
 }
 
 /* Accept here rather than in MHD: at the fd limit MHD would busy-wait on a readable listening
@@ -274,7 +284,7 @@ accept_cb(evutil_socket_t fd, short what, void *arg)
 		/* over a limit (per IP, in all) MHD closes it at once */
 		(void)MHD_add_connection(a->mhd, c, (struct sockaddr *)&ss, len);
 	}
-	admin_run(a);
+	adm_run(a);
 }
 
 static void
@@ -322,12 +332,12 @@ listen_on(const struct cfg *cfg, char *err, size_t errlen)
 	return fd;
 }
 
-/* libmicrohttpd, driven from the loop: over TLS when admin.tls gives a certificate. */
-static int
-mhd_start(struct admin *a, const struct tls_pem *tls)
+/* One libmicrohttpd, driven from the loop: the admin port's (over TLS when admin.tls gives a
+ * certificate), or the control socket's (control: plain, no limit per address). */
+static struct MHD_Daemon *
+mhd_daemon(struct admin *a, const struct tls_pem *tls, int control)
 {
 	const struct cfg *c = a->p.cfg;
-	const union MHD_DaemonInfo *info;
 	unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG | MHD_USE_TURBO |
 	    MHD_USE_NO_LISTEN_SOCKET;
 	struct MHD_OptionItem tls_opts[] = {
@@ -336,25 +346,48 @@ mhd_start(struct admin *a, const struct tls_pem *tls)
 		{ tls->ca != NULL ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0, tls->ca },
 		{ MHD_OPTION_END, 0, NULL }
 	};
-	if (c->admin.family == AF_INET6)
+	int tls_on = tls->cert != NULL && !control;
+	if (c->admin.family == AF_INET6 && !control)
 		flags |= MHD_USE_IPv6;
-	if (tls->cert != NULL)
+	if (tls_on)
 		flags |= MHD_USE_TLS;
-	a->mhd = MHD_start_daemon(flags, 0, NULL, NULL, adm_handler, a,
+	return MHD_start_daemon(flags, 0, NULL, NULL, adm_handler, a,
 	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, a,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)c->admin.max_connections,
-	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)c->admin.max_connections_per_ip,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)(control ? ADMIN_CONTROL_CONNECTIONS : c->admin.max_connections),
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)(control ? 0 : c->admin.max_connections_per_ip),
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)ADMIN_IDLE_TIMEOUT_S,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)ADMIN_MEMORY_LIMIT,
 	    MHD_OPTION_NOTIFY_COMPLETED, completed, a,
 	    MHD_OPTION_UNESCAPE_CALLBACK, unescape, a,
-	    MHD_OPTION_ARRAY, tls->cert != NULL ? tls_opts : &tls_opts[3],
+	    MHD_OPTION_ARRAY, tls_on ? tls_opts : &tls_opts[3],
 	    MHD_OPTION_END);
-	if (a->mhd == NULL)
+}
+
+static struct event *
+mhd_event(struct admin *a, struct MHD_Daemon *d)
+{
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_EPOLL_FD);
+	struct event *ev = event_new(a->p.base, info->epoll_fd, EV_READ | EV_PERSIST, io_cb, a);
+	event_add(ev, NULL);
+	return ev;
+}
+
+static int
+mhd_start(struct admin *a, const struct tls_pem *tls)
+{
+	if ((a->mhd = mhd_daemon(a, tls, 0)) == NULL)
 		return -1;
-	info = MHD_get_daemon_info(a->mhd, MHD_DAEMON_INFO_EPOLL_FD);
-	a->io = event_new(a->p.base, info->epoll_fd, EV_READ | EV_PERSIST, io_cb, a);
-	event_add(a->io, NULL);
+	a->io = mhd_event(a, a->mhd);
+	if (a->cfd >= 0) {
+		if ((a->cmhd = mhd_daemon(a, tls, 1)) == NULL) {
+			MHD_stop_daemon(a->mhd);
+			a->mhd = NULL;
+			event_free(a->io);
+			a->io = NULL;
+			return -1;
+		}
+		a->cio = mhd_event(a, a->cmhd);
+	}
 	return 0;
 }
 
@@ -383,6 +416,13 @@ mhd_stop(struct admin *a, const char *why)
 	a->mhd = NULL;
 	event_free(a->io);
 	a->io = NULL;
+	if (a->cmhd != NULL) {
+		MHD_run(a->cmhd);
+		MHD_stop_daemon(a->cmhd);
+		a->cmhd = NULL;
+		event_free(a->cio);
+		a->cio = NULL;
+	}
 }
 
 struct admin *
@@ -391,7 +431,13 @@ admin_new(const struct admin_params *p, char *err, size_t errlen)
 	struct admin *a = xcalloc(1, sizeof *a);
 
 	a->p = *p;
+	a->cfd = -1;
 	if ((a->lfd = listen_on(p->cfg, err, errlen)) < 0) {
+		free(a);
+		return NULL;
+	}
+	if (adm_control_listen(a, err, errlen) != 0) {
+		close(a->lfd);
 		free(a);
 		return NULL;
 	}
@@ -406,6 +452,7 @@ admin_new(const struct admin_params *p, char *err, size_t errlen)
 		event_free(a->kick);
 		event_free(a->heard_ev);
 		close(a->lfd);
+		adm_control_close(a);
 		free(a);
 		return NULL;
 	}
@@ -414,7 +461,7 @@ admin_new(const struct admin_params *p, char *err, size_t errlen)
 	event_add(a->accept_ev, NULL);
 	if (p->master != NULL)
 		a->proxy = httpc_new(p->base, p->master, PROXY_POOL, PROXY_MAX_BODY, p->cfg->admin.upstream_timeout_ms);
-	admin_run(a);
+	adm_run(a);
 	if (p->cfg->admin.port == 0)	/* any free port: which one is the log's to say */
 		log_notice("admin: listening on %s port %d%s", p->cfg->admin.host, admin_port(a),
 		    p->tls->cert != NULL ? " (HTTPS)" : "");
@@ -443,7 +490,7 @@ admin_reload_tls(struct admin *a)
 	if (mhd_start(a, a->p.tls) != 0)
 		fatalx(EX_UNAVAILABLE, "admin: cannot start the admin server again with the new certificate");
 	a->closing = 0;
-	admin_run(a);
+	adm_run(a);
 	log_notice("admin: serving %s again (admin.tls reloaded)", a->p.cfg->admin.tls_cert_file);
 }
 
@@ -460,6 +507,7 @@ admin_free(struct admin *a)
 	event_free(a->accept_ev);
 	event_free(a->accept_pause);
 	close(a->lfd);
+	adm_control_close(a);
 	httpc_free(a->proxy);
 	free(a);
 }

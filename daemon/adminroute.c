@@ -141,6 +141,8 @@ static enum MHD_Result
 route(struct request *r, const char *url)
 {
 	enum MHD_Result ret;
+	if (r->control)
+		return adm_control_answer(r);
 	if (adm_proxy_route(r, url, &ret) == 0)
 		return ret;
 	return own_route(r, url);
@@ -158,6 +160,7 @@ basic_done(int ok, void *arg)
 	r->auth_req = NULL;
 	if (!ok) {
 		char *s = adm_error_json(r->a, unauthorized_msg);
+		adm_control_refused(r, MHD_HTTP_UNAUTHORIZED);
 		resp = adm_response("application/json", s, strlen(s));
 		free(s);
 		adm_challenge(r->a, resp);
@@ -173,12 +176,16 @@ authorize(struct request *r, const char *header)
 {
 	char user[256], pass[512];
 	int rc;
-	if (r->a->p.token[0] != '\0' && auth_bearer_ok(header, r->a->p.token))
+	if (r->a->p.token[0] != '\0' && auth_bearer_ok(header, r->a->p.token)) {
+		snprintf(r->who, sizeof r->who, "token");
 		return MHD_YES;
+	}
 	if (r->a->basic == NULL || auth_basic_parse(header, user, sizeof user, pass, sizeof pass) != 0) {
+		adm_control_refused(r, MHD_HTTP_UNAUTHORIZED);
 		r->route = "unauthorized";
 		return adm_respond_error(r, MHD_HTTP_UNAUTHORIZED, unauthorized_msg);
 	}
+	snprintf(r->who, sizeof r->who, "basic:%.80s", user);
 	rc = basic_check(r->a->basic, user, pass, basic_done, r, &r->auth_req);
 	explicit_bzero(pass, sizeof pass);
 	if (rc == BASIC_OK)
@@ -217,10 +224,21 @@ adm_handler(void *cls, struct MHD_Connection *conn, const char *url, const char 
 				return adm_respond_error(r, MHD_HTTP_FORBIDDEN, msg);
 			}
 		}
+		/* the control socket's peer is who asks, trusted (only its owner can connect) */
+		if ((r->local = adm_local(r))) {
+			r->uid = adm_peer_uid(conn);
+			snprintf(r->who, sizeof r->who, "uid:%ld", r->uid);
+		}
 		/* Errors answer at once (and the connection closes, as MHD does for early answers);
 		 * a good request is routed on the next call, once MHD holds all of it, so that the
 		 * connection stays alive. */
-		if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
+		if (adm_control_path(url)) {
+			enum MHD_Result ret;
+			r->path = xstrdup(url);
+			query_unescape(r->path);
+			if (adm_control_begin(r, method, &ret))
+				return ret;
+		} else if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
 			r->write = r->a->p.cfg->admin.write_routes ? adm_write_route_of(method, url) : NULL;
 			if (r->write == NULL)
 				return adm_respond_error(r, MHD_HTTP_METHOD_NOT_ALLOWED, r->a->p.cfg->admin.write_routes ?
@@ -235,13 +253,15 @@ adm_handler(void *cls, struct MHD_Connection *conn, const char *url, const char 
 			return adm_respond_error(r, MHD_HTTP_CONTENT_TOO_LARGE, "bodies of the master's mutating routes "
 			    "are accepted up to 1 MiB");
 		/* libmicrohttpd leaves the path and query as they came (see unescape()) */
-		r->path = xstrdup(url);
-		query_unescape(r->path);
+		if (r->path == NULL) {
+			r->path = xstrdup(url);
+			query_unescape(r->path);
+		}
 		if (query_has_control(r->path, strlen(r->path)))
 			return adm_respond_error(r, MHD_HTTP_BAD_REQUEST,
 			    "control character or malformed percent-encoding in the path");
-		if ((r->a->p.token[0] != '\0' || r->a->basic != NULL) &&
-		    (r->write != NULL || !auth_public(r->path, r->a->p.cfg->admin.public_routes)))
+		if (!r->local && (r->a->p.token[0] != '\0' || r->a->basic != NULL) &&
+		    (r->write != NULL || r->control || !auth_public(r->path, r->a->p.cfg->admin.public_routes)))
 			return authorize(r, MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 			    MHD_HTTP_HEADER_AUTHORIZATION));
 		return MHD_YES;

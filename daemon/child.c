@@ -24,6 +24,7 @@
 #include "atomicfile.h"
 #include "backoff.h"
 #include "child.h"
+#include "child_int.h"
 #include "clock.h"
 #include "log.h"
 #include "counters.h"
@@ -37,6 +38,8 @@ extern char **environ;
 /* Every live child, for dispatching SIGCHLD by pid. */
 static struct child **children;
 static size_t nchildren;
+/* supervision paused by the operator (POST /control/pause): see struct lc_ctx */
+static int paused;
 
 static void apply(struct child *, int, const char *);
 static void backoff_cb(evutil_socket_t, short, void *);
@@ -72,54 +75,6 @@ set_state(struct child *c, int st, const char *fmt, ...)
 		c->ops->changed(c, old);
 }
 
-static long long log_max_bytes = 64LL * 1024 * 1024;
-static int log_keep = 5;
-
-void
-child_log_rotation(long long max_bytes, int keep)
-{
-	log_max_bytes = max_bytes;
-	log_keep = keep;
-}
-
-static void
-open_log(struct child *c)
-{
-	struct stat st;
-	if (c->log_fd >= 0)
-		close(c->log_fd);
-	c->log_fd = open(c->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (c->log_fd < 0)
-		log_warn("%s: cannot open log %s: %s", c->name, c->log_path, strerror(errno));
-	c->log_size = c->log_fd >= 0 && fstat(c->log_fd, &st) == 0 ? (long long)st.st_size : 0;
-}
-
-/* name.log.<keep-1> -> .<keep>, ..., name.log -> name.log.1, and a new name.log: the sidecar owns
- * the pipe, so no line is lost or split between two processes. With keep 0 the log starts over. */
-static void
-rotate_log(struct child *c)
-{
-	char from[PATH_MAX + 16], to[PATH_MAX + 16];
-	for (int k = log_keep - 1; k >= 1; k--) {
-		snprintf(from, sizeof from, "%s.%d", c->log_path, k);
-		snprintf(to, sizeof to, "%s.%d", c->log_path, k + 1);
-		(void)rename(from, to);
-	}
-	if (log_keep > 0) {
-		snprintf(to, sizeof to, "%s.1", c->log_path);
-		if (rename(c->log_path, to) != 0)
-			log_warn("%s: cannot rotate %s: %s", c->name, c->log_path, strerror(errno));
-	} else if (c->log_fd >= 0 && ftruncate(c->log_fd, 0) != 0)
-		log_warn("%s: cannot truncate %s: %s", c->name, c->log_path, strerror(errno));
-	open_log(c);
-}
-
-void
-child_reopen_log(struct child *c)
-{
-	open_log(c);
-}
-
 void
 child_init(struct child *c, struct event_base *base, const char *name, char **argv, char **envp,
     const char *log_path, const char *pid_path, const struct restart_cfg *restart, long stop_ms,
@@ -139,7 +94,7 @@ child_init(struct child *c, struct event_base *base, const char *name, char **ar
 	c->log_fd = c->pipe_fd = c->timer_fd = -1;
 	c->last_code = c->last_signal = -1;
 	c->state_at = mono_now();
-	open_log(c);
+	childlog_open(c);
 	children = xrealloc(children, (nchildren + 1) * sizeof *children);
 	children[nchildren++] = c;
 }
@@ -172,51 +127,6 @@ child_free(struct child *c)
 	free(c->pid_path);
 }
 
-static void
-tail_add(struct child *c, const char *p, size_t n)
-{
-	if (n >= CHILD_TAIL) {
-		p += n - CHILD_TAIL;
-		n = CHILD_TAIL;
-	}
-	if (c->tail_len + n > CHILD_TAIL) {
-		size_t drop = c->tail_len + n - CHILD_TAIL;
-		memmove(c->tail, c->tail + drop, c->tail_len - drop);
-		c->tail_len -= drop;
-	}
-	memcpy(c->tail + c->tail_len, p, n);
-	c->tail_len += n;
-}
-
-static void
-log_put(struct child *c, const char *p, size_t n)
-{
-	if (n > 0 && c->log_fd >= 0 && write(c->log_fd, p, n) < 0)
-		log_debug("%s: log write: %s", c->name, strerror(errno));
-	c->log_size += (long long)n;
-}
-
-/* Append to the log; past log.max_bytes, rotate after the last whole line, so that every file
- * starts with a line of its own (a chunk without a newline goes whole, then the rotation). */
-static void
-log_write(struct child *c, const char *p, size_t n)
-{
-	const char *nl;
-	if (log_max_bytes <= 0 || c->log_size + (long long)n < log_max_bytes) {
-		log_put(c, p, n);
-		return;
-	}
-	nl = memrchr(p, '\n', n);
-	if (nl == NULL) {
-		log_put(c, p, n);
-		rotate_log(c);
-		return;
-	}
-	log_put(c, p, (size_t)(nl + 1 - p));
-	rotate_log(c);
-	log_put(c, nl + 1, n - (size_t)(nl + 1 - p));
-}
-
 /* Copy what the child wrote to its log file; returns 0 at EOF or error. */
 static int
 drain(struct child *c, size_t budget)
@@ -233,8 +143,8 @@ drain(struct child *c, size_t budget)
 		if (r == 0)
 			return 0;
 		done += (size_t)r;
-		tail_add(c, buf, (size_t)r);
-		log_write(c, buf, (size_t)r);
+		childlog_tail_add(c, buf, (size_t)r);
+		childlog_write(c, buf, (size_t)r);
 		if (c->ops->output != NULL)
 			c->ops->output(c, buf, (size_t)r);
 	}
@@ -260,29 +170,6 @@ pipe_cb(evutil_socket_t fd, short what, void *arg)
 	struct child *c = arg;
 	if (!drain(c, DRAIN_BUDGET))
 		close_pipe(c);
-}
-
-static void
-log_tail(struct child *c, int lines)
-{
-	const char *end = c->tail + c->tail_len, *p = end;
-	if (c->tail_len == 0) {
-		log_err("%s: it wrote nothing to %s", c->name, c->log_path);
-		return;
-	}
-	if (p > c->tail && p[-1] == '\n')
-		p--;
-	for (int n = 0; p > c->tail && n < lines; n += (*p == '\n'))
-		p--;
-	if (*p == '\n')
-		p++;
-	log_err("%s: last lines of %s:", c->name, c->log_path);
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		log_err("%s: | %.*s", c->name, (int)(len > 400 ? 400 : len), p);
-		p += len + 1;
-	}
 }
 
 static void
@@ -534,7 +421,10 @@ enter(struct child *c, int state, int why, const char *d)
 		set_state(c, state, "%s; restarting in %ld ms", w, c->backoff_ms);
 		break;
 	case LC_WHY_GANG_DELAY:
-		set_state(c, state, "%s; restarting in %ld ms with its gang", w, c->backoff_ms);
+		if (c->lc.asked)	/* the operator's restart */
+			set_state(c, state, "%s; starting again now", w);
+		else
+			set_state(c, state, "%s; restarting in %ld ms with its gang", w, c->backoff_ms);
 		break;
 	case LC_WHY_GANG_DECIDES:
 		set_state(c, state, "%s; its gang decides", w);
@@ -544,6 +434,18 @@ enter(struct child *c, int state, int why, const char *d)
 		break;
 	case LC_WHY_SHUTDOWN:
 		set_state(c, state, "shutting down");
+		break;
+	case LC_WHY_PAUSED:
+		set_state(c, state, "%s; not restarted: supervision is paused", w);
+		break;
+	case LC_WHY_ASKED:
+		if (state == CHILD_BACKOFF)
+			set_state(c, state, "%s; starting now", w);
+		else
+			set_state(c, state, "%s", w);
+		break;
+	case LC_WHY_HELD:
+		set_state(c, state, "stopped by the operator%s%s", d ? ": " : "", w);
 		break;
 	default:	/* LC_WHY_FAILED, LC_WHY_EXIT, LC_WHY_GANG: the detail as it is */
 		set_state(c, state, "%s", w);
@@ -559,7 +461,7 @@ apply(struct child *c, int ev, const char *detail)
 {
 	double now = mono_now();
 	struct lc_ctx ctx = { c->restart->policy, c->managed, c->pid > 0,
-		burst_exceeded(&c->burst, now, c->restart->burst_window_ms) };
+		burst_exceeded(&c->burst, now, c->restart->burst_window_ms), paused };
 	struct lc_actions a;
 	c->lc.state = c->state;
 	lc_next(&c->lc, ev, &ctx, &a);
@@ -624,6 +526,49 @@ child_restart_in(struct child *c, const char *why, long delay_ms)
 }
 
 void
+child_restart_asked(struct child *c, const char *why)
+{
+	/* the operator's restart starts afresh: no backoff, no burst carried over */
+	c->failures = 0;
+	burst_free(&c->burst);
+	c->gang_delay_ms = 0;
+	apply(c, LC_RESTART, why);
+}
+
+void
+child_hold(struct child *c)
+{
+	apply(c, LC_HOLD, NULL);
+}
+
+int
+child_held(const struct child *c)
+{
+	return c->lc.held;
+}
+
+void
+child_pause(int on)
+{
+	paused = on;
+}
+
+int
+child_paused(void)
+{
+	return paused;
+}
+
+void
+child_resume(void)
+{
+	paused = 0;
+	for (size_t i = 0; i < nchildren; i++)
+		if (children[i]->lc.paused_out && children[i]->state == CHILD_STOPPED)
+			child_start(children[i]);
+}
+
+void
 child_stop(struct child *c, int now)
 {
 	apply(c, now ? LC_STOP_NOW : LC_STOP, NULL);
@@ -667,7 +612,7 @@ child_exited(struct child *c, int status)
 	    c->name, (long)c->pid, how, now - c->spawned_at);
 	c->pid = 0;
 	if (was == CHILD_STARTING)
-		log_tail(c, 20);
+		childlog_tail(c, 20);
 
 	apply(c, WIFEXITED(status) && WEXITSTATUS(status) == 0 ? LC_EXITED : LC_DIED, how);
 }

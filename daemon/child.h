@@ -70,6 +70,16 @@ void		 child_fail(struct child *, const char *);
  * after it has exited (or after now, when it is not running). */
 void		 child_restart_in(struct child *, const char *, long);
 void		 child_stop(struct child *, int);
+/* The operator's verbs (POST /control/...): a restart now (stopped first if it runs; its backoff
+ * and burst start afresh; paused or not), a stop that holds it stopped until child_start. */
+void		 child_restart_asked(struct child *, const char *);
+void		 child_hold(struct child *);
+int		 child_held(const struct child *);
+/* Supervision paused (maintenance): nothing is restarted, stopped for a failure or backed off;
+ * child_resume starts what ended meanwhile. */
+void		 child_pause(int);
+int		 child_paused(void);
+void		 child_resume(void);
 void		 child_reopen_log(struct child *);
 /* Rotate each child's log when it reaches max_bytes (0: never), keeping name.log.1 .. name.log.keep. */
 void		 child_log_rotation(long long, int);

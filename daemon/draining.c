@@ -255,6 +255,21 @@ drain_start(struct drain *d)
 	d->req = httpc_get(d->h, "/get_all_segments", DRAIN_REQUEST_MS, listed, d);
 }
 
+int
+drain_again(struct drain *d)
+{
+	if (d->state != D_IDLE && !over(d))
+		return -1;
+	if (over(d)) {
+		strv_free(&d->segments);
+		memset(&d->job, 0, sizeof d->job);
+		d->why[0] = '\0';
+		d->state = D_IDLE;
+	}
+	drain_start(d);
+	return 0;
+}
+
 void
 drain_skip(struct drain *d)
 {

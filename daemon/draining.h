@@ -33,6 +33,8 @@ struct drain	*drain_new(struct event_base *, const struct cfg *, struct httpc *,
 		    const char *host, drain_changed_fn, void *);
 void		 drain_free(struct drain *);
 void		 drain_start(struct drain *);
+/* The operator's drain (POST /control/drain): once more, after one that ended; -1 while one runs. */
+int		 drain_again(struct drain *);
 /* A second stop signal: stop waiting (the job goes on at the master, cancelled). */
 void		 drain_skip(struct drain *);
 int		 drain_started(const struct drain *);

@@ -99,6 +99,12 @@ restart_members(struct gang *g, int reason, const char *why, long delay_ms)
 	}
 }
 
+void
+gangs_restart_members(struct gang *g, const char *why)
+{
+	restart_members(g, GANG_R_LEADER, why, 0);
+}
+
 /* Every member here stops: down for good (fatal, stopped), or until the leader's next generation. */
 static void
 stop_members(struct gang *g, int why, const char *cause)

@@ -1,4 +1,5 @@
 #include "config.h"
+#include <sys/un.h>
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
@@ -75,5 +76,20 @@ httpc_resolve(const char *host, int port, struct httpc_target *t, char *err, siz
 		return -1;
 	}
 	set_name(t, host, port);
+	return 0;
+}
+
+int
+httpc_unix(const char *path, struct httpc_target *t)
+{
+	struct sockaddr_un *sun = (struct sockaddr_un *)&t->addr[0];
+	memset(t, 0, sizeof *t);
+	if (strlen(path) >= sizeof sun->sun_path)
+		return -1;
+	sun->sun_family = AF_UNIX;
+	memcpy(sun->sun_path, path, strlen(path) + 1);
+	t->addrlen[0] = sizeof *sun;
+	t->naddr = 1;
+	snprintf(t->name, sizeof t->name, "localhost");
 	return 0;
 }

@@ -18,6 +18,8 @@ struct httpc_target {
 /* Resolve host (a name of up to 253 characters, an IPv4 or IPv6 address) and port into a target.
  * Blocking: before the loop only. Returns 0, or -1 with err filled. */
 int		 httpc_resolve(const char *, int, struct httpc_target *, char *, size_t);
+/* A local socket (the control socket): its path, at most 107 bytes; Host "localhost". */
+int		 httpc_unix(const char *, struct httpc_target *);
 /* The same for a numeric address, which never blocks. */
 int		 httpc_numeric(const char *, int, struct httpc_target *);
 #endif

@@ -19,8 +19,11 @@
 #include "atomicfile.h"
 #include "auth.h"
 #include "cfg.h"
+#include "audit.h"
 #include "clock.h"
+#include "control.h"
 #include "counters.h"
+#include "ctl.h"
 #include "draining.h"
 #include "endpoints.h"
 #include "follow.h"
@@ -30,6 +33,7 @@
 #include "notify.h"
 #include "plan.h"
 #include "routes.h"
+#include "source.h"
 #include "sidecar.h"
 #include "status.h"
 #include "topology.h"
@@ -44,8 +48,9 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: mooncake-sidecar [-c FILE] [-n|--check-config] [--plan[=all]] [--node NAME]\n"
 	    "                        [--listen ADDR:PORT] [--status [URL] [--token-file FILE] [--cacert FILE]]\n"
-	    "                        [-v] [-V|--version]\n"
-	    "                        [-h]\n");
+	    "                        [-v] [-V|--version] [-h]\n"
+	    "       mooncake-sidecar ctl VERB [TARGET] [--wait[=SECONDS]] [-c FILE] [--socket PATH | --url URL]\n"
+	    "                        [--token-file FILE] [--cacert FILE]\n");
 }
 
 static void
@@ -53,57 +58,6 @@ master_changed(struct master *m, void *arg)
 {
 	(void)m;
 	sidecar_changed(arg);
-}
-
-/* The admin server's source: the sidecar's own routes, answered from a view of the moment. */
-static int
-admin_answer(void *arg, const char *path, struct admin_answer *ans)
-{
-	struct view v;
-	int rc;
-	sidecar_view(arg, &v, strcmp(path, "/endpoints") == 0);
-	rc = routes_answer(&v, path, ans);
-	view_free(&v);
-	return rc;
-}
-
-/* The tag of a long-polled route, from the state without a view. */
-static int
-admin_tag(void *arg, const char *path, char *buf, size_t len)
-{
-	const struct sidecar *s = arg;
-	char gangs[32] = "";
-	const struct endpoints *e = s->endpoints;
-	if (strcmp(path, "/gangs") == 0)
-		workers_gangs_etag(s->workers, gangs, sizeof gangs);
-	return routes_tag(path, e != NULL && endpoints_json(e) != NULL, e ? endpoints_generation(e) : 0,
-	    e ? endpoints_ready(e) : 0, gangs, buf, len);
-}
-
-/* What a request's query told: a gang member's report in its poll of /gangs, a node's /sd report in
- * its poll or stream of /endpoints (again: its stream is still open, the report as it was). */
-static void
-admin_heard(void *arg, const char *path, const struct kvlist *args, int again)
-{
-	struct sidecar *s = arg;
-	const char *node = kvlist_get(args, "node"), *failures = kvlist_get(args, "failures");
-	const char *sd = kvlist_get(args, "sd");
-	if (strcmp(path, "/gangs") == 0 && node != NULL && failures != NULL)
-		workers_gang_report(s->workers, node, failures);
-	if (strcmp(path, "/endpoints") == 0 && node != NULL && sd != NULL)
-		sidecar_sd_heard(s, node, again ? NULL : sd);	/* what runs there, for the head's /sd */
-}
-
-/* What the admin server's proxy needs to know of the master. */
-static void
-admin_upstream(void *arg, struct admin_upstream *u)
-{
-	const struct sidecar *s = arg;
-	const struct child *c = s->master ? master_child(s->master) : NULL;
-	u->state = c ? child_state_name(c->state) : "absent";
-	u->here = c != NULL;
-	u->running = c != NULL && c->pid > 0 && (c->state == CHILD_STARTING || c->state == CHILD_READY);
-	u->metrics = u->running && master_probe_stat(s->master, PROBE_ADMIN)->ok;
 }
 
 /* This node's address, decided once before the loop. A job.network_interface this node lacks is an
@@ -171,9 +125,16 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 	case SIGHUP:
 	case SIGUSR1:	/* logrotate's convention */
 		notify_reloading();
-		log_notice("%s: reopening log files", sig == SIGHUP ? "SIGHUP" : "SIGUSR1");
+		log_notice("%s: reopening log files%s", sig == SIGHUP ? "SIGHUP" : "SIGUSR1",
+		    sig == SIGHUP ? ", reloading the configuration" : "");
 		s->reload = 1;
 		s->ready_sent = 0;
+		if (sig == SIGHUP && !s->stopping) {	/* systemctl reload: as POST /control/reload */
+			struct admin_control req = { "reload", NULL, "signal:SIGHUP", 0 };
+			struct admin_answer ans = { 0 };
+			control_act(s, &req, &ans);
+			free(ans.body);
+		}
 		sidecar_changed(s);
 		break;
 	case SIGCHLD:
@@ -284,6 +245,8 @@ become_user(const struct cfg *c)
 	for (int i = 0; i < 2; i++)
 		if (chown(dirs[i], pw->pw_uid, pw->pw_gid) != 0)
 			fatalx(EX_NOPERM, "job.user: chown %s to %s: %s", dirs[i], c->job.user, strerror(errno));
+	if (strcmp(c->admin.control_socket, "off") != 0 && chown(c->admin.control_socket, pw->pw_uid, pw->pw_gid) != 0)
+		fatalx(EX_NOPERM, "job.user: chown %s to %s: %s", c->admin.control_socket, c->job.user, strerror(errno));
 	if (initgroups(c->job.user, pw->pw_gid) != 0 || setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0)
 		fatalx(EX_NOPERM, "job.user: cannot become %s: %s", c->job.user, strerror(errno));
 	if (setuid(0) == 0)
@@ -447,8 +410,9 @@ components_start(struct sidecar *s, struct topology *topo)
 	struct workers_env wenv = { s->base, &s->cfg, &s->peers, &s->node_addr, s->iface_missing, sidecar_changed, s };
 	struct admin_params ap = { s->base, &s->cfg, s->token, &s->tls,
 		s->cfg.master.runs_here ? &s->master_targets[PROBE_ADMIN] : NULL,
-		{ admin_answer, admin_tag, admin_heard, admin_upstream, s }, &s->busy_until };
+		{ 0 }, &s->busy_until };
 	char err[512];
+	ap.source = source_of(s);
 	s->peers = (struct peers){ s->base, &s->cfg, s->token, s->peer_cred };
 	node_address(s);
 	wenv.iface_missing = s->iface_missing;
@@ -503,6 +467,7 @@ config_free(struct sidecar *s)
 {
 	tls_pem_free(&s->tls);
 	tls_client_cred_free(s->peer_cred);
+	json_decref(s->cfg_root);
 	cfg_free(&s->cfg);
 }
 
@@ -515,6 +480,10 @@ main(int argc, char **argv)
 	char err[512];
 	int rc, nsigs;
 
+	if (argc > 1 && strcmp(argv[1], "ctl") == 0) {
+		log_init(0);
+		return ctl_main(argc - 1, argv + 1);
+	}
 	if ((rc = parse_args(argc, argv, &args)) >= 0)
 		return rc;
 	srandom((unsigned)getpid() ^ (unsigned)time(NULL));	/* jitter that differs between nodes */
@@ -526,6 +495,9 @@ main(int argc, char **argv)
 		config_free(&sc);
 		return EX_CONFIG;
 	}
+	sc.cfg_path = args.path;
+	sc.ov = args.ov;
+	sc.cfg_root = json_load_file(args.path, JSON_REJECT_DUPLICATES, NULL);
 	if (args.check || args.plan) {
 		rc = args.plan ? plan_print(&sc.cfg, &topo, args.plan == 2, stdout) : 0;
 		topology_free(&topo);
@@ -566,6 +538,7 @@ main(int argc, char **argv)
 
 	rc = components_stop(&sc);
 	counters_free();
+	audit_free();
 	notify_free();
 	for (int i = 0; i < nsigs; i++)
 		event_free(sigev[i]);

@@ -661,6 +661,12 @@ master_start(struct master *m)
 	child_start(&m->child);
 }
 
+struct child *
+master_process(struct master *m)
+{
+	return &m->child;
+}
+
 void
 master_stop(struct master *m, int now)
 {

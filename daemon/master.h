@@ -27,6 +27,8 @@ void		 master_start(struct master *);
 void		 master_stop(struct master *, int);
 void		 master_reopen_log(struct master *);
 const struct child *master_child(const struct master *);
+/* Its process, for the operator's verbs (child_restart_asked, child_hold, child_start). */
+struct child	*master_process(struct master *);
 unsigned	 master_generation(const struct master *);
 const struct probe_stat *master_probe_stat(const struct master *, int);
 /* HA: the role the master's /health reported ("leader" or "standby") and the leader it names

@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include "atomicfile.h"
+#include "audit.h"
 #include "clock.h"
 #include "counters.h"
 #include "prom.h"
@@ -178,5 +179,8 @@ render_metrics(const struct view *v, struct buf *b)
 	    "Proxied requests answered by an identical request to the master already in flight.", "counter");
 	prom_sample(b, "mooncake_sidecar_proxy_coalesced_total", NULL, (double)v->coalesced);
 	counters_render_http(b);
+	gauge(b, "mooncake_sidecar_paused", "1 while supervision is paused (POST /control/pause): nothing is restarted.",
+	    v->paused);
+	audit_render(b);
 	render_process(b, v->start_wall);
 }

@@ -126,6 +126,21 @@ dump(json_t *o)
 	return s;
 }
 
+/* The operator's: paused or not (since when), the last actions, oldest first. */
+static json_t *
+control_json(const struct view *v)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < v->nactions; i++) {
+		const struct view_action *x = &v->actions[i];
+		json_array_append_new(a, json_pack("{s:f, s:s, s:s, s:s, s:s, s:i, s:s}", "at", x->at, "who", x->who,
+		    "action", x->action, "target", x->target, "outcome", x->outcome, "code", x->code, "message",
+		    x->message));
+	}
+	return json_pack("{s:b, s:o, s:o}", "paused", v->paused, "paused_since",
+	    v->paused ? json_real(v->paused_since) : json_null(), "actions", a);
+}
+
 char *
 render_status(const struct view *v)
 {
@@ -152,6 +167,7 @@ render_status(const struct view *v)
 	json_object_set_new(e, "ready", json_boolean(v->files_ready));
 	json_object_set_new(e, "error", v->files_error ? json_string(v->files_error) : json_null());
 	json_object_set_new(o, "endpoints", e);
+	json_object_set_new(o, "control", control_json(v));
 	return dump(o);
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <event2/event.h>
 #include "admin.h"
+#include "audit.h"
 #include "child.h"
 #include "clock.h"
 #include "draining.h"
@@ -281,7 +282,7 @@ static void
 readiness_of(struct view *v, int stopping)
 {
 	struct rd_facts f = { 0 };
-	char why[2048], line[2048];
+	char why[2048], line[2048], paused[2048 + 16];
 	f.stopping = stopping;
 	f.has_master = v->has_master;
 	f.master_ready = v->master_ready;
@@ -308,9 +309,12 @@ readiness_of(struct view *v, int stopping)
 		f.worker_detail = strcmp(w->state, "starting") == 0 && w->last[0] ? w->last : w->reason;
 	}
 	v->ready = readiness(&f, why, sizeof why);
-	v->ready_reason = view_str(v, why);
 	readiness_status_line(&f, line, sizeof line);
-	v->status_line = view_str(v, line);
+	/* maintenance (POST /control/pause): said everywhere the state is */
+	strncat(why, v->paused ? " (supervision paused)" : "", sizeof why - strlen(why) - 1);
+	v->ready_reason = view_str(v, why);
+	snprintf(paused, sizeof paused, "%s%s", v->paused ? "paused: " : "", line);
+	v->status_line = view_str(v, paused);
 }
 
 /* The one place that reads the master, the children, the endpoint files, the follower and the
@@ -587,5 +591,6 @@ sidecar_view(const struct sidecar *sc, struct view *v, int files)
 	sd_build(sc, v);
 	v->long_polls = admin_long_polls(sc->admin);
 	v->coalesced = admin_coalesced(sc->admin);
+	audit_view(v, child_paused());
 	readiness_of(v, sc->stopping);
 }

@@ -22,6 +22,9 @@ struct workers;
 struct sidecar {
 	struct event_base	*base;
 	struct cfg		 cfg;
+	const char		*cfg_path;	/* where it was read: a reload reads it again */
+	struct cfg_overrides	 ov;		/* and the command line's overrides */
+	json_t			*cfg_root;	/* the file as last applied, for a reload's difference */
 	struct master		*master;
 	struct admin		*admin;
 	struct endpoints	*endpoints;

@@ -27,6 +27,7 @@ view_free(struct view *v)
 	free(v->children);
 	free(v->ready_hist);
 	free(v->sd);
+	free(v->actions);
 	arena_free(&v->strings);
 	memset(v, 0, sizeof *v);
 }

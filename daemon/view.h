@@ -144,6 +144,15 @@ struct view {
 	}			*sd;
 	size_t			 nsd;
 	int			 sd_tls;
+	/* the operator's control: supervision paused (since, wall clock), the last actions, oldest first */
+	int			 paused;
+	double			 paused_since;
+	struct view_action {
+		double		 at;
+		const char	*who, *action, *target, *outcome, *message;
+		int		 code;
+	}			*actions;
+	size_t			 nactions;
 	/* the admin server */
 	long			 long_polls;
 	unsigned long		 coalesced;

@@ -307,8 +307,8 @@ workers_new(const struct workers_env *env, struct topology *t, char *err, size_t
 }
 
 /* Build (or rebuild) worker w's argv and environment from the endpoint files' variables. */
-static void
-render(struct workers *ws, struct worker *w, const struct kvlist *mc, int first)
+void
+workers_render(struct workers *ws, struct worker *w, const struct kvlist *mc, int first)
 {
 	const struct cfg *c = ws->cfg;
 	struct kvlist none = { 0 };
@@ -361,7 +361,7 @@ workers_step(struct workers *ws, const struct workers_files *f)
 		log_notice("workers: starting %zu on %s (endpoint generation %u)", ws->n, c->job.node,
 		    ws->generation);
 		for (size_t i = 0; i < ws->n; i++)
-			render(ws, &ws->w[i], f->env, 1);
+			workers_render(ws, &ws->w[i], f->env, 1);
 		for (size_t i = 0; i < ws->n; i++)
 			child_start(&ws->w[i].child);
 		gangs_started(ws);	/* the first start counts toward the burst */
@@ -374,7 +374,7 @@ workers_step(struct workers *ws, const struct workers_files *f)
 			return;
 		snprintf(why, sizeof why, "the master is at generation %u", ws->generation);
 		for (size_t i = 0; i < ws->n; i++) {
-			render(ws, &ws->w[i], f->env, 0);
+			workers_render(ws, &ws->w[i], f->env, 0);
 			ws->w[i].gang_stop = 1;	/* all restart: not a member failing */
 			if (ws->w[i].gang != NULL)
 				child_restart_in(&ws->w[i].child, why, 0);

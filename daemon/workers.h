@@ -51,6 +51,23 @@ size_t		 workers_ready(const struct workers *);		/* in state ready */
 void		 workers_gang_report(struct workers *, const char *, const char *);
 /* The tag of what /gangs says (it changes with it), without a view. */
 void		 workers_gangs_etag(const struct workers *, char *, size_t);
+/* The operator's verbs (daemon/workersctl.c): on the worker of that name (as /status shows it), or
+ * on every worker here (name NULL); a gang's restart on its leader node. why: what the reason says. */
+enum { WORKERS_RESTART, WORKERS_STOP, WORKERS_START };
+enum { WORKERS_DONE, WORKERS_NOOP, WORKERS_NONE, WORKERS_BUSY, WORKERS_ELSEWHERE };
+struct workers_acted {
+	size_t		 acted;
+	char		 state[32];	/* the (last) worker's state after it */
+	const char	*leader;	/* WORKERS_ELSEWHERE: the node that leads the gang */
+	char		 msg[400];
+};
+int		 workers_act(struct workers *, int verb, const char *name, const char *why, struct workers_acted *);
+int		 workers_gang_restart(struct workers *, const char *name, const char *why, struct workers_acted *);
+/* A reload changed the configuration in place (a group's command or env): every worker's command
+ * line built again with mc (the endpoint files' variables); those whose argv or environment
+ * differ restart (unless the operator stopped them). Their names pushed to restarted. */
+struct strv;
+void		 workers_reload(struct workers *, const struct kvlist *mc, struct strv *restarted);
 /* The workers' and gangs' part of the view: their values, copied. */
 void		 workers_view(const struct workers *, struct view *);
 #endif

@@ -134,6 +134,9 @@ struct workers {
 	struct event		*lost_ev;	/* the leader: which member nodes stopped asking */
 };
 
+/* daemon/workers.c: build (first: and init) worker w's argv and environment from the configuration
+ * and the endpoint files' variables (mc, or NULL). */
+void	workers_render(struct workers *, struct worker *, const struct kvlist *mc, int first);
 /* daemon/gangs.c */
 int	gangs_init(struct workers *, int, char *, size_t);
 void	gangs_free(struct workers *);
@@ -141,6 +144,8 @@ void	gangs_free(struct workers *);
 void	gangs_member_down(struct worker *);
 /* The step: every fact each gang gathered, through the gang table, in the order they came. */
 void	gangs_step(struct workers *);
+/* Every member here restarts now in the gang's generation (the operator's restart). */
+void	gangs_restart_members(struct gang *, const char *);
 /* The first start of the workers counts toward each gang's burst. */
 void	gangs_started(struct workers *);
 /* A gang led elsewhere whose generation this node has not learnt yet, or NULL. */
