@@ -203,9 +203,10 @@ act(struct sidecar *s, const struct admin_control *req, struct outcome *o)
 		on_pause(s, strcmp(verb, "pause") == 0, o);
 	else if (strcmp(verb, "drain") == 0)
 		on_drain(s, o);
-	else if (strcmp(verb, "reload") == 0)
+	else if (strcmp(verb, "reload") == 0) {
+		sidecar_reopen(s);	/* as SIGHUP always did: the logs reopened, the files rewritten */
 		o->code = reload_apply(s, o->msg, sizeof o->msg, &o->word, &o->extra);
-	else if (strcmp(o->kind, "master") == 0)
+	} else if (strcmp(o->kind, "master") == 0)
 		on_master(s, verb, why, o);
 	else
 		on_workers(s, verb, o->kind, name, why, o);
@@ -248,6 +249,5 @@ control_act(struct sidecar *s, const struct admin_control *req, struct admin_ans
 	ans->body = json_dumps(j, JSON_COMPACT);
 	ans->len = strlen(ans->body);
 	json_decref(j);
-	if (o.code < 300)
-		sidecar_changed(s);
+	sidecar_changed(s);	/* a refused reload too: it said RELOADING=1, and READY=1 follows */
 }

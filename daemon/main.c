@@ -122,19 +122,19 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 		log_notice("SIGQUIT: stopping at once");
 		shutdown_begin(s, 1);
 		break;
-	case SIGHUP:
-	case SIGUSR1:	/* logrotate's convention */
-		notify_reloading();
-		log_notice("%s: reopening log files%s", sig == SIGHUP ? "SIGHUP" : "SIGUSR1",
-		    sig == SIGHUP ? ", reloading the configuration" : "");
-		s->reload = 1;
-		s->ready_sent = 0;
-		if (sig == SIGHUP && !s->stopping) {	/* systemctl reload: as POST /control/reload */
+	case SIGHUP:	/* kill -HUP: as POST /control/reload, which also reopens the logs */
+		if (!s->stopping) {
 			struct admin_control req = { "reload", NULL, "signal:SIGHUP", 0 };
 			struct admin_answer ans = { 0 };
+			log_notice("SIGHUP: reopening log files, reloading the configuration");
 			control_act(s, &req, &ans);
 			free(ans.body);
+			break;
 		}
+		/* FALLTHROUGH */
+	case SIGUSR1:	/* logrotate's convention */
+		log_notice("%s: reopening log files", sig == SIGHUP ? "SIGHUP" : "SIGUSR1");
+		sidecar_reopen(s);
 		sidecar_changed(s);
 		break;
 	case SIGCHLD:

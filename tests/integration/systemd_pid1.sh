@@ -166,11 +166,32 @@ in_ns cat "/sys/fs/cgroup$CGPATH/cgroup.procs" | sort >"$T/procs"
 grep -q '"generation": 3' <(in_file $RUN/endpoints.json) || fail "endpoints.json: $(in_file $RUN/endpoints.json)"
 pass "kill -9 of the sidecar: restarted by systemd (NRestarts 1), the old master gone, the cgroup holds only the new pair; gen 3 in STATUS= and endpoints.json"
 
-# reload: SIGHUP reopens the children's logs.
+# reload (ExecReload) reopens the children's logs.
 in_ns mv $LOGS/mooncake_master.log $LOGS/mooncake_master.log.old
-in_ns systemctl reload mooncake-sidecar || fail "systemctl reload"
+timeout 30 nsenter -t "$PID1" -a systemctl reload mooncake-sidecar || fail "systemctl reload"
 wait_for 10 in_ns test -e $LOGS/mooncake_master.log || fail "reload did not reopen the master's log"
-pass "systemctl reload (SIGHUP) reopened the master's log"
+pass "systemctl reload reopened the master's log"
+
+# reload applies a changed config: the master's argv changed, so only it restarts; an invalid file
+# fails systemctl reload with its errors in the journal and changes nothing.
+CONF=/etc/mooncake-sidecar/sidecar.json
+M4=$(master_in) GEN=$(sed -n 's/^master ready (gen \([0-9]*\),.*/\1/p' <<<"$(prop StatusText)")
+in_ns sed -i 's/--default_kv_lease_ttl=10000/--default_kv_lease_ttl=20000/' $CONF
+timeout 30 nsenter -t "$PID1" -a systemctl reload mooncake-sidecar || fail "systemctl reload of a changed config: $(in_ns journalctl -u mooncake-sidecar --no-pager | tail -5)"
+newgen() { case $(prop StatusText) in "master ready (gen $((GEN + 1)), "*) true ;; *) false ;; esac; }
+wait_for 10 newgen || fail "the master was not restarted by the reload: $(prop StatusText)"
+M5=$(master_in)
+[ "$M5" != "$M4" ] && in_ns cat "/proc/$M5/cmdline" | tr '\0' ' ' | grep -q -- '--default_kv_lease_ttl=20000' ||
+    fail "the new master $M5 does not run the new flag: $(in_ns cat "/proc/$M5/cmdline" | tr '\0' ' ')"
+in_ns journalctl -u mooncake-sidecar --no-pager -o cat | grep -q 'control: reload by uid:'"$SUID"': ok' ||
+    fail "no audit line for the reload: $(in_ns journalctl -u mooncake-sidecar --no-pager -o cat | grep control: | tail -3)"
+in_ns sed -i 's/"metrics_port": 9003/"metrics_port": "x"/' $CONF
+timeout 30 nsenter -t "$PID1" -a systemctl reload mooncake-sidecar 2>"$T/reload.err" && fail "systemctl reload of an invalid config succeeded"
+in_ns journalctl -u mooncake-sidecar --no-pager -o cat | grep -q 'master.metrics_port' ||
+    fail "the invalid config's error is not in the journal: $(in_ns journalctl -u mooncake-sidecar --no-pager -o cat | tail -5)"
+[ "$(master_in)" = "$M5" ] && [ "$(prop ActiveState)" = active ] && newgen || fail "the invalid reload changed something: $(prop StatusText)"
+in_ns sed -i 's/"metrics_port": "x"/"metrics_port": 9003/' $CONF
+pass "systemctl reload (ExecReload=mooncake-sidecar ctl reload): a changed master flag restarted only the master (gen $((GEN + 1)), audited as uid $SUID); an invalid file failed the reload with its error in the journal, nothing changed"
 
 # stop: the master gets SIGTERM and exits by itself; Result=success; nothing left; logs kept.
 M4=$(master_in)
