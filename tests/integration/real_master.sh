@@ -73,6 +73,39 @@ MP2=$(master_pid r)
 [ "$("$TESTKIT" json-get "$T/r/endpoints.json" generation)" = 2 ] || fail "generation not 2"
 pass "kill -9 of the real master: respawned (pid $MP2), ready again, generation 2"
 
+# The operator's verbs on the real master, over the control socket: restart (a graceful stop, exit 0),
+# stop and start, a kill -9 during a pause (not restarted) and resume, reload of a changed flag and of
+# one the binary refuses (422 naming it, nothing restarted).
+ctl() { "$SIDECAR" ctl -c "$T/r.json" "$@"; }
+ctl restart master --wait=20 >"$T/ctl.out" 2>&1 || fail "ctl restart master: $(cat "$T/ctl.out")"
+MP3=$(master_pid r)
+[ "$MP3" != "$MP2" ] && alive "$MP3" && [ "$("$TESTKIT" json-get "$T/r/endpoints.json" generation)" = 3 ] ||
+    fail "restart: pid $MP2 -> $MP3, generation $("$TESTKIT" json-get "$T/r/endpoints.json" generation)"
+grep -q "mooncake_master: pid $MP2 exited with code 0" "$SC_OUT" || fail "the restarted master did not exit 0: $(grep "pid $MP2" "$SC_OUT")"
+ctl stop master --wait=20 >"$T/ctl.out" 2>&1 || fail "ctl stop master: $(cat "$T/ctl.out")"
+! alive "$MP3" && [ "$("$TESTKIT" json-get "$T/r/endpoints.json" ready)" = false ] || fail "stop: $MP3 alive or files ready"
+grep -q "mooncake_master: pid $MP3 exited with code 0" "$SC_OUT" || fail "the stopped master did not exit 0"
+ctl start master --wait=20 >"$T/ctl.out" 2>&1 || fail "ctl start master: $(cat "$T/ctl.out")"
+MP4=$(master_pid r)
+[ "$("$TESTKIT" json-get "$T/r/endpoints.json" ready)" = true ] && alive "$MP4" || fail "start: files not ready"
+ctl pause >/dev/null || fail "ctl pause"
+kill -KILL "$MP4"
+wait_for 10 notified "STATUS=paused: master stopped" || fail "paused, killed: $(tail -2 "$NOTIFY_OUT")"
+[ "$("$TESTKIT" json-get "$T/r/endpoints.json" ready)" = false ] || fail "files ready with the master killed during the pause"
+ctl resume >/dev/null || fail "ctl resume"
+wait_for 20 grep_q "$T/r/endpoints.json" '"ready": true' || fail "resume did not start the master"
+MP5=$(master_pid r)
+sed -i 's|"--metrics_host=127.0.0.1"\]|"--metrics_host=127.0.0.1", "--client_ttl=20"]|' "$T/r.json"
+ctl reload >"$T/ctl.out" 2>&1 || fail "ctl reload: $(cat "$T/ctl.out")"
+wait_for 20 grep_q "$T/r/endpoints.json" '"ready": true' || fail "not ready after the reload"
+MP6=$(master_pid r)
+[ "$MP6" != "$MP5" ] && tr '\0' ' ' <"/proc/$MP6/cmdline" | grep -q -- '--client_ttl=20' || fail "reload: the master does not run --client_ttl=20"
+sed -i 's|"--client_ttl=20"|"--metrics_hostname=x"|' "$T/r.json"
+ctl reload >"$T/ctl.out" 2>&1 && fail "reload of a flag the binary refuses succeeded"
+grep -q 'metrics_hostname' "$T/ctl.out" && [ "$(master_pid r)" = "$MP6" ] || fail "refused reload: $(cat "$T/ctl.out")"
+sed -i 's|, "--metrics_hostname=x"||' "$T/r.json"
+pass "ctl on the real master: restart (graceful, exit 0, gen 3), stop (exit 0, files not ready) and start, kill -9 while paused not restarted and resume started it, reload of --client_ttl=20 restarted it, --metrics_hostname refused (422) and nothing restarted"
+
 # SIGTERM: the master shuts down gracefully, exits 0, the sidecar exits 0.
 kill -TERM "$SC_PID"
 wait "$SC_PID"; RC=$?
