@@ -142,6 +142,27 @@ LAST=$(st "d['control']['actions'][-1]['action'] + ' ' + d['control']['actions']
 [ "$(metric restart master ok)" -ge 1 ] && [ "$(metric stop worker ok)" = 1 ] && [ "$(metric reload sidecar invalid)" -ge 2 ] ||
     fail "metrics: $(adm /metrics | grep control_actions)"
 pass "/status keeps the last actions ($N, the newest SIGHUP's reload), /metrics counts them by action, target kind and outcome"
+
+# 50 control requests at once, mixed with 1,000 GET /health on one connection: every answer right
+HL=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/tools/health-load
+"$HL" "$SIDE" 1000 >"$T/health.out" &
+HPID=$! PIDS=()
+for i in $(seq 0 49); do
+	case $((i % 5)) in 0) v=pause ;; 1) v=resume ;; 2) v=reload ;; 3) v='restart?target=worker:nosuch' ;; 4) v=drain ;; esac
+	post "$v" >"$T/par.$i" 2>&1 &
+	PIDS+=($!)
+done
+wait "$HPID" || fail "health-load: $(cat "$T/health.out")"
+wait "${PIDS[@]}"
+for i in $(seq 0 49); do
+	case $((i % 5)) in 0 | 1 | 2) want=200 ;; 3) want=404 ;; 4) want=409 ;; esac
+	case $(cat "$T/par.$i") in *'"action":'*" $want") ;; *) fail "control request $i: $(cat "$T/par.$i"), want $want" ;; esac
+done
+read -r P50 P99 MAX BAD <"$T/health.out"
+[ "$BAD" = 0 ] || fail "$BAD of 1,000 GET /health failed during the control requests"
+ctl resume >/dev/null || fail "resume after the mix"
+[ "$(metric pause sidecar ok)" -ge 1 ] && [ "$(metric drain sidecar conflict)" = 10 ] || fail "mix not counted: $(adm /metrics | grep control_actions)"
+pass "50 control requests at once (pause, resume, reload, an unknown worker, drain) mixed with 1,000 GET /health: all 50 answered as expected (200/404/409), every /health 200 (p50 $P50 us, p99 $P99 us)"
 kill_quiet "$SC_PID"
 
 # with admin.auth: a wrong token 401 (audited), the token 200 as "token"

@@ -3,17 +3,17 @@
 # ignores), and every example config in conf/ passes -n.
 . "$(dirname "$0")/lib.sh"
 bash "$top_srcdir/scripts/deps.sh" systemd man-db >/dev/null || fail "cannot install systemd (for systemd-analyze)"
-sed "s|^ExecStart=/usr/local/sbin/mooncake-sidecar|ExecStart=$SIDECAR|" "$top_srcdir/systemd/mooncake-sidecar.service" \
+sed "s|^\(Exec[A-Za-z]*\)=/usr/local/sbin/mooncake-sidecar|\1=$SIDECAR|" "$top_srcdir/systemd/mooncake-sidecar.service" \
     >"$T/mooncake-sidecar.service"
 # Documentation=man:mooncake-sidecar(8) is looked up too: the page in the source tree.
 MANPATH=$top_srcdir/doc systemd-analyze verify "$T/mooncake-sidecar.service" >"$T/verify.out" 2>"$T/verify.err"; RC=$?
 [ "$RC" -eq 0 ] && [ ! -s "$T/verify.err" ] || fail "systemd-analyze verify: exit $RC: $(cat "$T/verify.err")"
 for k in 'Type=notify' 'NotifyAccess=main' 'WatchdogSec=' 'Restart=on-failure' 'KillMode=mixed' 'TimeoutStopSec=' \
     'EnvironmentFile=-/etc/default/mooncake-sidecar' 'NoNewPrivileges=yes' 'ProtectSystem=strict' 'DynamicUser=yes' 'CapabilityBoundingSet=$' 'SystemCallFilter=@system-service' \
-    'ProtectHome=yes' 'PrivateTmp=yes' 'RestrictAddressFamilies=' 'LimitNOFILE='; do
+    'ProtectHome=yes' 'PrivateTmp=yes' 'RestrictAddressFamilies=' 'LimitNOFILE=' 'ExecReload=[^ ]*mooncake-sidecar ctl reload'; do
 	grep -q "^$k" "$T/mooncake-sidecar.service" || fail "the unit lacks $k"
 done
-pass "systemd-analyze verify: clean; Type=notify, watchdog, restart, KillMode=mixed, hardening all present"
+pass "systemd-analyze verify: clean; Type=notify, watchdog, restart, KillMode=mixed, ExecReload (ctl reload), hardening all present"
 for f in "$top_srcdir"/conf/*.json; do
 	OUT=$(MOONCAKE_MASTER_BIN=/bin/true "$SIDECAR" -n -c "$f" 2>&1) || fail "$(basename "$f"): $OUT"
 done
