@@ -204,12 +204,20 @@ act(struct sidecar *s, const struct admin_control *req, struct outcome *o)
 	else if (strcmp(verb, "drain") == 0)
 		on_drain(s, o);
 	else if (strcmp(verb, "reload") == 0) {
-		sidecar_reopen(s);	/* as SIGHUP always did: the logs reopened, the files rewritten */
+		control_reopen(s);	/* as SIGHUP always did: the logs reopened, the files rewritten */
 		o->code = reload_apply(s, o->msg, sizeof o->msg, &o->word, &o->extra);
 	} else if (strcmp(o->kind, "master") == 0)
 		on_master(s, verb, why, o);
 	else
 		on_workers(s, verb, o->kind, name, why, o);
+}
+
+void
+control_reopen(struct sidecar *s)
+{
+	notify_reloading();
+	s->reload = 1;
+	s->ready_sent = 0;
 }
 
 void

@@ -11,4 +11,6 @@ struct sidecar;
  * with JSON, logged as one audit line, counted and kept in /status (daemon/audit.h).
  */
 void	control_act(struct sidecar *, const struct admin_control *, struct admin_answer *);
+/* Reopen the log files and rewrite the endpoint files on the next pass (SIGUSR1, and every reload). */
+void	control_reopen(struct sidecar *);
 #endif

@@ -134,7 +134,7 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 		/* FALLTHROUGH */
 	case SIGUSR1:	/* logrotate's convention */
 		log_notice("%s: reopening log files", sig == SIGHUP ? "SIGHUP" : "SIGUSR1");
-		sidecar_reopen(s);
+		control_reopen(s);
 		sidecar_changed(s);
 		break;
 	case SIGCHLD:

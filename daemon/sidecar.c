@@ -34,14 +34,6 @@
 static void	step(evutil_socket_t, short, void *);
 
 void
-sidecar_reopen(struct sidecar *s)
-{
-	notify_reloading();
-	s->reload = 1;
-	s->ready_sent = 0;
-}
-
-void
 sidecar_changed(void *arg)
 {
 	struct sidecar *s = arg;

@@ -69,8 +69,6 @@ struct sidecar {
 /* Something changed: one deferred reconcile step (daemon/sidecar.c) decides what follows. arg is
  * the struct sidecar, so that it serves as every component's callback. */
 void	sidecar_changed(void *);
-/* Reopen the log files and rewrite the endpoint files on the next pass (SIGHUP, SIGUSR1, reload). */
-void	sidecar_reopen(struct sidecar *);
 void	sidecar_free_events(struct sidecar *);
 /* The read-only view of the whole state, the readiness rule's answer in it (daemon/view.h); with
  * files, the text of endpoints.json too (what /endpoints serves: a large job's is large). */
