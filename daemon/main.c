@@ -275,7 +275,7 @@ check_config(const char *path, const struct cfg_overrides *ov, struct sidecar *s
 		struct strv warns = { 0 };
 		check_names(s, &errs);
 		if (cfg->master.runs_here && cfg->master.check_flags)
-			master_flags_check(cfg, &errs, &warns);
+			master_flags_check(cfg, 1, &errs, &warns);
 		rc = errs.n > 0 ? -1 : 0;
 		cfg_warnings(cfg, &warns);
 		for (size_t i = 0; i < warns.n; i++) {

@@ -125,9 +125,10 @@ cache_file(const char *path)
 	return f;
 }
 
-/* The binary's flags: from the cache when it holds this binary, else asked (and cached). */
+/* The binary's flags: from the cache when it holds this binary, else asked (and cached) when
+ * may_ask, else none (why says so). */
 static int
-flags_of(const struct cfg *c, const char *path, struct gflags *g, char *why, size_t len)
+flags_of(const struct cfg *c, const char *path, int may_ask, struct gflags *g, char *why, size_t len)
 {
 	struct stat st = { 0 };
 	struct buf out = { 0 }, ver = { 0 };
@@ -148,6 +149,11 @@ flags_of(const struct cfg *c, const char *path, struct gflags *g, char *why, siz
 			log_debug("%s: its flags from %s", path, file);
 			goto out;
 		}
+	}
+	if (!may_ask) {
+		snprintf(why, len, "%s, and a reload does not run it", c->master.command[1] != NULL ?
+		    "master.command is a wrapper" : "this binary is not in the cache of flags");
+		goto out;
 	}
 	if (ask(c->master.command, "--helpxml", envp, &out, why, len) != 0 ||
 	    gflags_parse(out.p ? out.p : "", out.len, g, why, len) != 0)
@@ -173,7 +179,7 @@ out:
 }
 
 void
-master_flags_check(const struct cfg *c, struct strv *errs, struct strv *warns)
+master_flags_check(const struct cfg *c, int may_ask, struct strv *errs, struct strv *warns)
 {
 	char path[PATH_MAX], why[512], who[2 * PATH_MAX + 200];
 	char **argv, **own;
@@ -181,7 +187,7 @@ master_flags_check(const struct cfg *c, struct strv *errs, struct strv *warns)
 	size_t ncmd = 0, nextra = 0, nall = 0;
 	if (command_path(c->master.command[0], path, sizeof path) != 0)
 		return;		/* said at start, where PATH may differ */
-	if (flags_of(c, path, &g, why, sizeof why) != 0) {
+	if (flags_of(c, path, may_ask, &g, why, sizeof why) != 0) {
 		strv_pushf(warns, "master.command: cannot ask %s for its flags (%s): its arguments are not checked",
 		    path, why);
 		return;

@@ -2,9 +2,10 @@
 #define DAEMON_MASTERFLAGS_H
 #include "cfg.h"
 
-/* Ask master.command for its flags (--helpxml, --version; cached by the binary's path, size and
- * mtime) and check the arguments it would be started with: one error per flag it would refuse,
- * naming the key, the flag and its version; a warning when it cannot be asked. Blocking (at most a
- * few seconds): before the loop. */
-void		 master_flags_check(const struct cfg *, struct strv *errs, struct strv *warns);
+/* Check the arguments master.command would be started with against its flags: one error per flag
+ * it would refuse, naming the key, the flag and its version; a warning when its flags are not known.
+ * The flags come from a cache (by the binary's path, size and mtime) or, when may_ask, from asking
+ * it (--helpxml, --version): blocking, at most a few seconds, so only before the loop. In the loop
+ * (a reload) may_ask is 0 and a binary not in the cache goes unchecked, with the warning. */
+void		 master_flags_check(const struct cfg *, int may_ask, struct strv *errs, struct strv *warns);
 #endif

@@ -106,7 +106,7 @@ reload_apply(struct sidecar *s, char *msg, size_t len, const char **word, json_t
 		if (topology_build(&n, &n.job.nodes, n.job.gpus_per_node, &t, err, sizeof err) != 0)
 			strv_pushf(&errs, "workers: %s", err);
 		else if (n.master.runs_here && n.master.check_flags)
-			master_flags_check(&n, &errs, &warns);	/* the flags cached from the binary */
+			master_flags_check(&n, 0, &errs, &warns);	/* cached only: no child run in the loop */
 	}
 	if (errs.n > 0) {
 		snprintf(msg, len, "%s: %zu error%s; nothing changed", s->cfg_path, errs.n, errs.n == 1 ? "" : "s");

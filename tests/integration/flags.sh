@@ -45,8 +45,23 @@ check good
 [ "$RC" = 0 ] || fail "-n refused flags the binary takes (exit $RC): $OUT"
 start_sidecar good
 wait_for 10 notified READY=1 || fail "a master with valid flags did not start: $(tail -3 "$SC_OUT")"
-kill_quiet "$SC_PID"
 pass "valid flags (=value, a separate value, --noflag, a short -v) pass -n and start"
+
+# A reload runs in the loop: it checks against the cache and never runs the binary. A binary the
+# cache does not hold (here: changed since the start) goes unchecked, with a warning, and the reload
+# applies.
+n=$(grep -c -- --helpxml "$ASKED")
+touch -d '2 minutes ago' "$T/master"
+sed -i 's|"--client_ttl=20"|"--client_ttl=30"|' "$T/good.json"
+OUT=$(curl -s --unix-socket "$T/good/control-localhost.sock" -X POST http://localhost/control/reload -w ' %{http_code}')
+case $OUT in *'"outcome":"ok"'*'"restarted":["mooncake_master"]'*' 200') ;; *) fail "reload with a changed binary: $OUT" ;; esac
+grep -q "reload: master.command: cannot ask $T/master for its flags (this binary is not in the cache of flags, and a reload does not run it): its arguments are not checked" "$SC_OUT" &&
+    [ "$(grep -c -- --helpxml "$ASKED")" = "$n" ] || fail "the reload asked the binary, or did not say it did not: $(grep reload: "$SC_OUT")"
+runs_with() { tr '\0' ' ' <"/proc/$(master_pid good)/cmdline" 2>/dev/null | grep -q -- "$1"; }
+wait_for 10 runs_with --client_ttl=30 ||
+    fail "the master was not restarted with --client_ttl=30"
+kill_quiet "$SC_PID"
+pass "a reload with a binary not in the cache: not run (--helpxml asked $n times before and after), a warning in the log, the reload applied"
 
 # At start too: refused before anything is started, exit 78.
 conf start "\"$T/master\"" '"--metrics_hostname=x"'
