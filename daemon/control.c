@@ -115,7 +115,7 @@ on_workers(struct sidecar *s, const char *verb, const char *kind, const char *na
 }
 
 static void
-on_pause(struct sidecar *s, int on, struct outcome *o)
+on_pause(int on, struct outcome *o)
 {
 	if (child_paused() == on)
 		say(o, 200, "noop", "supervision is %s already", on ? "paused" : "running");
@@ -130,7 +130,6 @@ on_pause(struct sidecar *s, int on, struct outcome *o)
 		say(o, 200, "ok", "supervision resumed: what ended during the pause is started");
 	}
 	snprintf(o->state, sizeof o->state, "%s", child_paused() ? "paused" : "supervising");
-	sidecar_changed(s);
 }
 
 static void
@@ -200,7 +199,7 @@ act(struct sidecar *s, const struct admin_control *req, struct outcome *o)
 	}
 	snprintf(why, sizeof why, "%s asked by the operator (%.100s)", verb, req->who);
 	if (strcmp(verb, "pause") == 0 || strcmp(verb, "resume") == 0)
-		on_pause(s, strcmp(verb, "pause") == 0, o);
+		on_pause(strcmp(verb, "pause") == 0, o);
 	else if (strcmp(verb, "drain") == 0)
 		on_drain(s, o);
 	else if (strcmp(verb, "reload") == 0) {
@@ -257,5 +256,7 @@ control_act(struct sidecar *s, const struct admin_control *req, struct admin_ans
 	ans->body = json_dumps(j, JSON_COMPACT);
 	ans->len = strlen(ans->body);
 	json_decref(j);
-	sidecar_changed(s);	/* a refused reload too: it said RELOADING=1, and READY=1 follows */
+	/* after every action, refused ones too: STATUS= and /status show it, and a reload that said
+	 * RELOADING=1 (even an invalid one) says READY=1 here */
+	sidecar_changed(s);
 }
