@@ -125,8 +125,20 @@ cache_file(const char *path)
 	return f;
 }
 
-/* The binary's flags: from the cache when it holds this binary, else asked (and cached) when
- * may_ask, else none (why says so). */
+/* The flags of the binary last asked or read, in this process: a reload finds them here when no
+ * cache directory is writable (the shipped unit). gflags_cache_render's text, under its key. */
+static char	*known;
+static size_t	 known_len;
+
+static void
+remember(const struct gflags *g, const char *key)
+{
+	free(known);
+	known = gflags_cache_render(g, key, &known_len);
+}
+
+/* The binary's flags: from this process's memory or the cache when either holds this binary, else
+ * asked (and cached) when may_ask, else none (why says so). */
 static int
 flags_of(const struct cfg *c, const char *path, int may_ask, struct gflags *g, char *why, size_t len)
 {
@@ -138,21 +150,27 @@ flags_of(const struct cfg *c, const char *path, int may_ask, struct gflags *g, c
 	int rc = -1;
 	/* a wrapper (["numactl", ..., "mooncake_master"]) is asked each time: its own file says nothing
 	 * of the binary behind it */
-	if (c->master.command[1] == NULL && stat(path, &st) == 0)
-		file = cache_file(path);
+	int named = c->master.command[1] == NULL && stat(path, &st) == 0;
 	key = xasprintf("%s %lld %lld.%09ld", path, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
 	    (long)st.st_mtim.tv_nsec);
+	if (named && known != NULL && gflags_cache_parse(known, known_len, key, g) == 0) {
+		rc = 0;
+		goto out;
+	}
+	if (named)
+		file = cache_file(path);
 	if (file != NULL && (text = file_read(file, &n)) != NULL) {
 		rc = gflags_cache_parse(text, n, key, g);
 		free(text);
 		if (rc == 0) {
 			log_debug("%s: its flags from %s", path, file);
+			remember(g, key);
 			goto out;
 		}
 	}
 	if (!may_ask) {
-		snprintf(why, len, "%s, and a reload does not run it", c->master.command[1] != NULL ?
-		    "master.command is a wrapper" : "this binary is not in the cache of flags");
+		snprintf(why, len, "%s, and a reload does not run it", !named ? "master.command is a wrapper" :
+		    "this binary is not the one the sidecar asked at its start");
 		goto out;
 	}
 	if (ask(c->master.command, "--helpxml", envp, &out, why, len) != 0 ||
@@ -161,6 +179,8 @@ flags_of(const struct cfg *c, const char *path, int may_ask, struct gflags *g, c
 	if (ask(c->master.command, "--version", envp, &ver, why, len) == 0)
 		gflags_version(ver.p ? ver.p : "", ver.len, g);
 	rc = 0;
+	if (named)
+		remember(g, key);
 	if (file != NULL) {
 		char err[256];
 		text = gflags_cache_render(g, key, &n);
