@@ -15,8 +15,11 @@
 #include "clock.h"
 #include "control.h"
 #include "draining.h"
+#include "halease.h"
 #include "log.h"
 #include "master.h"
+#include "masterha.h"
+#include "mhealth.h"
 #include "notify.h"
 #include "reload.h"
 #include "sidecar.h"
@@ -148,6 +151,38 @@ on_drain(struct sidecar *s, struct outcome *o)
 	snprintf(o->state, sizeof o->state, "%s", i.state);
 }
 
+/* HA: the leader steps down for another master (Redis HA, halease.c). */
+#define SWITCHOVER_TIMEOUT_MS	15000
+
+static void
+on_switchover(struct sidecar *s, struct outcome *o)
+{
+	struct master_ha ha;
+	struct halease *l = s->master != NULL ? master_lease(s->master) : NULL;
+	if (s->master == NULL) {
+		say(o, 409, "conflict", "the master does not run on this node: it runs on %s; ask the sidecar of the "
+		    "leader", s->cfg.master.node);
+		return;
+	}
+	if (l == NULL) {
+		say(o, 409, "conflict", "switchover needs an HA master on Redis (master.ha)");
+		return;
+	}
+	master_ha(s->master, &ha);
+	if (!halease_switching(l) && (!ha.answered || ha.phase != MH_SERVING)) {
+		if (ha.answered && ha.phase == MH_STANDBY && ha.leader[0])
+			say(o, 409, "conflict", "this master is a standby; the leader is %.300s: ask its sidecar", ha.leader);
+		else
+			say(o, 409, "conflict", "this master is not a serving leader (%s); switch over from the sidecar "
+			    "of the one that serves", ha.answered ? mhealth_phase_name(ha.phase) : "it has not said");
+		snprintf(o->state, sizeof o->state, "%s", ha.answered ? mhealth_phase_name(ha.phase) : "unknown");
+		return;
+	}
+	o->code = halease_switchover(l, master_process(s->master), SWITCHOVER_TIMEOUT_MS, o->msg, sizeof o->msg);
+	o->word = o->code == 200 ? "noop" : "ok";
+	snprintf(o->state, sizeof o->state, "switching over");
+}
+
 static const char *
 kind_of(const char *target, const char **name)
 {
@@ -172,7 +207,8 @@ kind_of(const char *target, const char **name)
 static void
 act(struct sidecar *s, const struct admin_control *req, struct outcome *o)
 {
-	static const char *const verbs[] = { "restart", "stop", "start", "pause", "resume", "drain", "reload", NULL };
+	static const char *const verbs[] = { "restart", "stop", "start", "pause", "resume", "drain", "reload",
+		"switchover", NULL };
 	const char *verb = req->verb, *name;
 	char why[200];
 	int known = 0, targeted;
@@ -180,7 +216,8 @@ act(struct sidecar *s, const struct admin_control *req, struct outcome *o)
 	for (int i = 0; verbs[i] != NULL; i++)
 		known |= strcmp(verb, verbs[i]) == 0;
 	if (!known) {
-		say(o, 404, "invalid", "no control verb \"%.100s\": restart, stop, start, pause, resume, drain, reload", verb);
+		say(o, 404, "invalid", "no control verb \"%.100s\": restart, stop, start, pause, resume, drain, reload, "
+		    "switchover", verb);
 		return;
 	}
 	targeted = strcmp(verb, "restart") == 0 || strcmp(verb, "stop") == 0 || strcmp(verb, "start") == 0;
@@ -202,6 +239,8 @@ act(struct sidecar *s, const struct admin_control *req, struct outcome *o)
 		on_pause(strcmp(verb, "pause") == 0, o);
 	else if (strcmp(verb, "drain") == 0)
 		on_drain(s, o);
+	else if (strcmp(verb, "switchover") == 0)
+		on_switchover(s, o);
 	else if (strcmp(verb, "reload") == 0) {
 		control_reopen(s);	/* as SIGHUP always did: the logs reopened, the files rewritten */
 		o->code = reload_apply(s, o->msg, sizeof o->msg, &o->word, &o->extra);

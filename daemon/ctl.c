@@ -27,7 +27,8 @@
 #define CTL_DEFAULT_CONFIG	"/etc/mooncake-sidecar/sidecar.json"
 #define CTL_DEFAULT_WAIT_S	120
 
-static const char *const verbs[] = { "restart", "stop", "start", "pause", "resume", "reload", "drain", "status", NULL };
+static const char *const verbs[] = { "restart", "stop", "start", "pause", "resume", "reload", "drain", "switchover",
+	"status", NULL };
 
 static void
 usage(FILE *f)
@@ -36,8 +37,9 @@ usage(FILE *f)
 	    "usage: mooncake-sidecar ctl VERB [TARGET] [--wait[=SECONDS]] [-c FILE] [--socket PATH | --url URL]\n"
 	    "                            [--token-file FILE] [--cacert FILE]\n"
 	    "  VERB:   restart, stop, start (TARGET: master, workers, worker:NAME, gang:NAME for restart),\n"
-	    "          pause, resume, reload, drain, status\n"
-	    "  --wait  until the target is ready again (stopped, the drain ended); exit 75 when it is not\n"
+	    "          pause, resume, reload, drain, switchover (on the HA leader's sidecar), status\n"
+	    "  --wait  until the target is ready again (stopped, the drain ended, another leader serves);\n"
+	    "          exit 75 when it is not\n"
 	    "          within SECONDS (default %d)\n", CTL_DEFAULT_WAIT_S);
 }
 
@@ -143,6 +145,17 @@ arrived(const char *verb, const char *target, json_t *before, json_t *st, char *
 		const char *d = sget(json_object_get(st, "drain"), "state");
 		snprintf(why, len, "the drain is %s", d);
 		return strcmp(d, "listing") != 0 && strcmp(d, "creating") != 0 && strcmp(d, "running") != 0;
+	}
+	if (strcmp(verb, "switchover") == 0) {
+		json_t *sw = json_object_get(json_object_get(json_object_get(st, "master"), "ha"), "switchover");
+		const char *state = sget(sw, "state");
+		if (strcmp(state, "done") != 0) {
+			snprintf(why, len, "the switchover is %s%s%s", state[0] ? state : "not in /status",
+			    sget(sw, "message")[0] ? ": " : "", sget(sw, "message"));
+			return 0;
+		}
+		snprintf(why, len, "%s (%s)", sget(sw, "message"), sget(st, "ready_reason"));
+		return json_is_true(json_object_get(st, "ready"));	/* the new leader serves */
 	}
 	if (strcmp(verb, "reload") == 0 || target == NULL) {
 		snprintf(why, len, "%s", sget(st, "ready_reason"));

@@ -18,6 +18,7 @@
 #include "stall.h"
 #include "workerenv.h"
 #include "master.h"
+#include "halease.h"
 #include "masterha.h"
 #include "counters.h"
 #include "ports.h"
@@ -55,6 +56,7 @@ struct master {
 	unsigned		 generation;
 	int			 ha;		/* --enable_ha: watch /health every probe interval */
 	struct mha		 h;		/* its role, leader and HA phase (daemon/masterha.c) */
+	struct halease		*lease;		/* Redis HA: its lease, released when it dies (halease.c) */
 	int			 round_rpc;	/* this round connected to the RPC port */
 	char			 last_warning[256];
 	struct probe_stat	 stat[PROBE_COUNT];
@@ -539,6 +541,10 @@ master_changed(struct child *c, int old)
 			evtimer_add(m->stall_timer, &tv);
 		}
 	}
+	/* a leader that ended leaves its lease in Redis: released now, not after it lapses */
+	if ((old == CHILD_STARTING || old == CHILD_READY || old == CHILD_STOPPING) &&
+	    c->state != CHILD_STARTING && c->state != CHILD_READY && c->state != CHILD_STOPPING)
+		halease_exited(m->lease, c->spawns);
 	/* what a master said of its HA is of that process: gone with it, not carried to the next one
 	 * (why it was restarted is kept past a death, until the next start) */
 	if (c->state == CHILD_STARTING && old != CHILD_STARTING)
@@ -597,6 +603,8 @@ static void
 ha_changed(void *arg)
 {
 	struct master *m = arg;
+	if (m->h.phase == MH_SERVING || m->h.phase == MH_WARMUP)
+		halease_learn(m->lease, m->child.spawns);
 	if (m->changed != NULL)
 		m->changed(m, m->arg);
 }
@@ -612,7 +620,7 @@ master_new(struct event_base *base, const struct cfg *cfg, const struct httpc_ta
 	struct master *m = xcalloc(1, sizeof *m);
 	const struct kvlist *env[] = { &cfg->master.env };
 	char *log_path = xasprintf("%s/mooncake_master.log", cfg->job.log_dir);
-	char *pid_path = xasprintf("%s/mooncake_master.pid", cfg->job.run_dir);
+	char *pid_path = xasprintf("%s/mooncake_master.pid", cfg->job.run_dir), **argv, err[300] = "";
 
 	m->cfg = cfg;
 	m->base = base;
@@ -629,7 +637,11 @@ master_new(struct event_base *base, const struct cfg *cfg, const struct httpc_ta
 	m->lock_h = httpc_new(base, &targets[PROBE_ADMIN], 1, PROBE_MAX_BODY, cfg->master.lock_probe_timeout_ms);
 	m->metrics_h = httpc_new(base, &targets[PROBE_ADMIN], 1, 4 * PROBE_MAX_BODY, cfg->master.lock_probe_timeout_ms);
 	m->deadline = evtimer_new(base, deadline_cb, m);
-	child_init(&m->child, base, "mooncake_master", master_argv(cfg),
+	argv = master_argv(cfg);
+	if (m->ha && (m->lease = halease_new(base, cfg, argv, err, sizeof err)) == NULL && err[0])
+		log_warn("mooncake_master: its lease in Redis cannot be released when it dies (%s): another "
+		    "master then leads only once the lease lapses", err);
+	child_init(&m->child, base, "mooncake_master", argv,
 	    cfg->master.env.n ? child_env(env, 1) : NULL, log_path, pid_path, &cfg->master.restart,
 	    cfg->master.stop_timeout_ms, &master_ops, m);
 	m->child.yield = 1;
@@ -644,6 +656,7 @@ master_free(struct master *m)
 	cancel_probes(m);
 	stall_reset(m);
 	mha_free(&m->h);
+	halease_free(m->lease);
 	event_free(m->stall_timer);
 	httpc_free(m->lock_h);
 	httpc_free(m->metrics_h);
@@ -701,6 +714,12 @@ const char *
 master_leader(const struct master *m)
 {
 	return m->h.leader;
+}
+
+struct halease *
+master_lease(const struct master *m)
+{
+	return m->lease;
 }
 
 void

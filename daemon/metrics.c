@@ -74,6 +74,16 @@ render_children(struct buf *b, const struct view *v)
 		    "that persisted (0: the last persisted).", v->ha_snap_failing);
 		gauge(b, "mooncake_sidecar_master_ha_snapshot_last_persisted_timestamp_seconds", "HA: when the last "
 		    "snapshot persisted (0: none yet); a standby promoted now starts from it.", v->ha_snap_last_ok);
+		if (v->ha_lease_on) {
+			const char *r[] = { "outcome", "released", NULL }, *g[] = { "outcome", "none_left", NULL },
+			    *f[] = { "outcome", "failed", NULL };
+			prom_family(b, "mooncake_sidecar_master_ha_lease_releases_total", "Redis HA: a master that ended "
+			    "while it led, its lease released in Redis by the sidecar (another master leads at once, not "
+			    "once the lease lapses), by outcome.", "counter");
+			prom_sample(b, "mooncake_sidecar_master_ha_lease_releases_total", r, (double)v->ha_lease_released);
+			prom_sample(b, "mooncake_sidecar_master_ha_lease_releases_total", g, (double)v->ha_lease_gone);
+			prom_sample(b, "mooncake_sidecar_master_ha_lease_releases_total", f, (double)v->ha_lease_failed);
+		}
 	}
 	prom_family(b, "mooncake_sidecar_endpoints_generation",
 	    "The generation of endpoints.json (one more each time the master becomes ready).", "gauge");

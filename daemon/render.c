@@ -46,6 +46,17 @@ master_json(const struct view *v)
 		    json_null(), "leader_serving", v->ha_leader_serving, "leader_detail", v->ha_leader_detail,
 		    "serving_leader", v->ha_serving_leader, "problem", v->ha_problem ? json_string(v->ha_problem) :
 		    json_null(), "snapshots", snap));
+		if (v->ha_lease_on)
+			json_object_set_new(json_object_get(m, "ha"), "lease_releases", json_pack("{s:I, s:I, s:I, s:o, s:o}",
+			    "released", (json_int_t)v->ha_lease_released, "none_left", (json_int_t)v->ha_lease_gone,
+			    "failed", (json_int_t)v->ha_lease_failed, "last_ms", v->ha_lease_released + v->ha_lease_gone +
+			    v->ha_lease_failed ? json_real(v->ha_lease_last_ms) : json_null(), "last_error",
+			    v->ha_lease_error ? json_string(v->ha_lease_error) : json_null()));
+		if (v->ha_lease_on)
+			json_object_set_new(json_object_get(m, "ha"), "switchover", v->ha_sw_state == NULL ? json_null() :
+			    json_pack("{s:s, s:s, s:o, s:f, s:o}", "state", v->ha_sw_state, "from", v->ha_sw_from, "to",
+			    v->ha_sw_to ? json_string(v->ha_sw_to) : json_null(), "for_ms", v->ha_sw_took_ms, "message",
+			    v->ha_sw_msg ? json_string(v->ha_sw_msg) : json_null()));
 	} else
 		json_object_set_new(m, "ha", json_null());
 	json_object_set_new(m, "stall", v->stall_why ? json_pack("{s:f, s:s}", "for_s", v->stall_s, "reason",

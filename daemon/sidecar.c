@@ -19,6 +19,7 @@
 #include "endpoints.h"
 #include "follow.h"
 #include "log.h"
+#include "halease.h"
 #include "master.h"
 #include "mhealth.h"
 #include "notify.h"
@@ -579,6 +580,7 @@ sidecar_view(const struct sidecar *sc, struct view *v, int files)
 		v->ha_snap_failing = ha.snap.failing_for;
 		v->ha_snap_last_ok = ha.snap.last_ok;
 		v->ha_snap_error = ha.snap.last_error[0] ? view_str(v, ha.snap.last_error) : NULL;
+		halease_view(master_lease(sc->master), v);
 	} else if (sc->follow != NULL) {
 		v->follow_url = view_str(v, follow_url(sc->follow));
 		v->follow_state = view_str(v, follow_state(sc->follow));

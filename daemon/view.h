@@ -108,6 +108,14 @@ struct view {
 	unsigned		 ha_snap_failing;
 	double			 ha_snap_last_ok;
 	const char		*ha_snap_error;
+	/* Redis HA: the leases of its dead masters the sidecar released (daemon/halease.c) */
+	int			 ha_lease_on;
+	unsigned long		 ha_lease_released, ha_lease_gone, ha_lease_failed;
+	double			 ha_lease_last_ms;	/* from the exit to Redis's answer, the last one */
+	const char		*ha_lease_error;
+	/* the last switchover (ha_sw_state NULL: none): its state, the new leader, how long, what came of it */
+	const char		*ha_sw_state, *ha_sw_from, *ha_sw_to, *ha_sw_msg;
+	double			 ha_sw_took_ms;
 	long			 ports[VIEW_NPROBES];
 	struct view_probe	 probes[VIEW_NPROBES];
 	const char		*follow_url, *follow_state;

@@ -119,8 +119,14 @@ for k in 1 2 3; do
 	snap_seen "$L" "$Ln" || fail "kill $k: /status says of $Ln's snapshots $(st "$L" | "$TESTKIT" json-get /dev/stdin master.ha.snapshots), its log: $(count "$T/$Ln/mooncake_master.log" "$SNAP_OK") persisted, $(count "$T/$Ln/mooncake_master.log" "$SNAP_FAILED") failed"
 	SNAPS+=("$(snap_word "$L")")
 	LP=$(master_pid "$Ln") FP=$(master_pid "$Fn") FR=$(restarts "$F") LR=$(restarts "$L")
+	REL=$(count "$T/sidecar-$Ln.out" 'its leadership released in Redis')
 	KILL=$(now_ms)
 	kill -KILL "$LP"
+	# its sidecar releases the dead leader's lease at once: the standby need not wait 5 s for it to lapse
+	wait_for 5 eval '[ "$(count "$T/sidecar-$Ln.out" "its leadership released in Redis")" -gt '"$REL"' ]' &&
+	    [ "$(st "$L" | "$TESTKIT" json-get /dev/stdin master.ha.lease_releases.released)" = $((REL + 1)) ] ||
+	    fail "kill $k: $Ln's sidecar did not release the lease: $(grep -i 'lease\|Redis' "$T/sidecar-$Ln.out" | tail -3)"
+	RELMS=$(sed -n 's/.*its leadership released in Redis \([0-9.]*\) ms after.*/\1/p' "$T/sidecar-$Ln.out" | tail -1)
 	# the lease is taken by whichever asks first once it lapses: the standby, or the killed master
 	# started again by its sidecar (both restore from the same snapshots)
 	gone() { [ "$(phase "$L")" != serving ] || [ "$(master_pid "$Ln")" != "$LP" ]; }
@@ -145,9 +151,31 @@ for k in 1 2 3; do
 	    'BEGIN { printf "%.1f", w * 1000 - s }')
 	SERVE_MS+=($((SERVED - KILL))) STORE_MS+=($((STORED - KILL))) KEPT+=("$found/4") OVERHEAD+=("$OV") WON+=("$Wn")
 	if [ "$Wn" = "$Fn" ]; then who="the standby $Fn took over, $Ln is back as its standby"; else who="$Ln's master, started again at once, took the lease back before the standby $Fn"; fi
-	pass "kill $k of the leader ($Ln, its last snapshot ${SNAPS[-1]}): $who; serving $((SERVED - KILL)) ms after the kill, the client stores again at $((STORED - KILL)) ms; $found of 4 keys stored before it found; no other restart; $Wn's sidecar: $OV ms from its master's serving to its files ready"
+	pass "kill $k of the leader ($Ln, its last snapshot ${SNAPS[-1]}): $who; serving $((SERVED - KILL)) ms after the kill, the client stores again at $((STORED - KILL)) ms; $found of 4 keys stored before it found; no other restart; the lease released by $Ln's sidecar $RELMS ms after the death; $Wn's sidecar: $OV ms from its master's serving to its files ready"
 done
 echo "   kills: serving again after ${SERVE_MS[*]} ms (by ${WON[*]}); client storing again after ${STORE_MS[*]} ms; keys kept ${KEPT[*]}; sidecar's part ${OVERHEAD[*]} ms"
+
+# Switchover: asked of the standby's sidecar, refused naming the leader; of the leader's, the leader
+# steps down (its lease released), the other master takes over, and the old leader starts again as
+# its standby; ctl --wait returns once the new leader serves.
+L=$(serving_side)
+if [ "$L" = "$SIDE_a" ]; then Ln=a Fn=b F=$SIDE_b; else Ln=b Fn=a F=$SIDE_a; fi
+"$SIDECAR" ctl switchover -c "$T/$Fn.json" >"$T/sw.out" 2>&1
+RC=$?
+[ "$RC" = 75 ] && grep -q "this master is a standby; the leader is 127.0.0.1:$(eval echo \$RPC_$Ln): ask its sidecar" "$T/sw.out" ||
+    fail "switchover on the standby: exit $RC: $(cat "$T/sw.out")"
+FP=$(master_pid "$Fn") FR=$(restarts "$F")
+SW=$(now_ms)
+"$SIDECAR" ctl switchover --wait=40 -c "$T/$Ln.json" >"$T/sw.out" 2>&1 || fail "switchover: $(cat "$T/sw.out"; st "$L" | "$TESTKIT" json-get /dev/stdin master.ha)"
+SW_DONE=$(now_ms)
+[ "$(serving_side)" = "$F" ] || fail "switchover: $Fn does not serve: $(st "$F" | "$TESTKIT" json-get /dev/stdin master.ha)"
+[ "$(master_pid "$Fn")" = "$FP" ] && [ "$(restarts "$F")" = "$FR" ] || fail "switchover: $Fn's master was restarted"
+wait_for 30 is standby phase "$L" || fail "switchover: $Ln is not $Fn's standby: $(st "$L" | "$TESTKIT" json-get /dev/stdin master.ha)"
+[ "$(st "$L" | "$TESTKIT" json-get /dev/stdin master.ha.switchover.state)" = done ] || fail "switchover: /status says $(st "$L" | "$TESTKIT" json-get /dev/stdin master.ha.switchover)"
+wait_for 30 stores_again "$SW" || fail "switchover: the client does not store again: $(tail -5 "$T/loop.out")"
+SW_STORED=$(first_after ok "$(first_after error "$SW")")
+grep -q "control: switchover by uid:$(id -u): ok (202)" "$T/sidecar-$Ln.out" || fail "switchover not audited: $(grep control: "$T/sidecar-$Ln.out" | tail -2)"
+pass "switchover: on the standby's sidecar 409 naming the leader; on the leader's ($Ln): $(st "$L" | "$TESTKIT" json-get /dev/stdin master.ha.switchover.message); $Fn serves $((SW_DONE - SW)) ms after the request (ctl --wait: $(grep -o 'done after .*' "$T/sw.out")), the client stores again at $((SW_STORED - SW)) ms, $Ln back as its standby, $Fn not restarted"
 
 # Redis itself killed, then started again on its port: what the masters and the sidecars do.
 RA=$(restarts "$SIDE_a") RB=$(restarts "$SIDE_b")
