@@ -206,6 +206,8 @@ parse_flags(int argc, char **argv)
 			exit(1);
 		}
 		f->value = val;
+		if (eq == NULL)
+			free(name);	/* else the value lives in it, for the process's life */
 	}
 	return 0;
 }
