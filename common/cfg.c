@@ -416,7 +416,16 @@ resolve(struct cfg *c, const struct cfg_overrides *ov, struct strv *errs)
 	check_health(c, errs);
 	if (c->master.enabled) {
 		struct hacfg ha = { c->master.ha_backend, c->master.ha_snapshot_dir, c->master.ha_snapshot_interval_s,
-		    &c->master.extra_args, &c->master.env, c->master.ha_entry, sizeof c->master.ha_entry };
+		    &c->master.extra_args, &c->master.env, c->master.ha_entry, sizeof c->master.ha_entry,
+		    c->master.snapshot, NULL, c->master.snapshot_interval_s, c->master.snapshot_kv_lease_ttl_ms,
+		    c->master.snapshot_keep };
+		/* the default directory outlives the sidecar: systemd's StateDirectory=, else the run dir */
+		if (c->master.snapshot && c->master.snapshot_dir[0] == '\0') {
+			free(c->master.snapshot_dir);
+			c->master.snapshot_dir = getenv("STATE_DIRECTORY") != NULL && getenv("STATE_DIRECTORY")[0] == '/' ?
+			    xasprintf("%s/snapshots", getenv("STATE_DIRECTORY")) : xasprintf("%s/snapshots", c->job.run_dir);
+		}
+		ha.warm_dir = c->master.snapshot_dir;
 		hacfg_resolve(&ha, errs);
 	} else
 		c->master.ha_entry[0] = '\0';

@@ -85,6 +85,15 @@ static const struct field ha_fields[] = {
 	{ NULL, 0, 0, 0, 0, NULL }
 };
 
+static const struct field snapshot_fields[] = {
+	{ "enabled", F_BOOL, M(snapshot), 0, 0, NULL },
+	{ "dir", F_STR, M(snapshot_dir), 0, 0, NULL },
+	{ "interval_s", F_INT, M(snapshot_interval_s), 1, 86400, NULL },
+	{ "keep", F_INT, M(snapshot_keep), 1, 100, NULL },
+	{ "kv_lease_ttl_ms", F_INT, M(snapshot_kv_lease_ttl_ms), 0, MS_MAX, NULL },
+	{ NULL, 0, 0, 0, 0, NULL }
+};
+
 static const struct field master_fields[] = {
 	{ "enabled", F_BOOL, M(enabled), 0, 0, NULL },
 	{ "node", F_STR, M(node), 0, 0, NULL },
@@ -108,6 +117,7 @@ static const struct field master_fields[] = {
 	{ "stall_restart_ms", F_INT, M(stall_restart_ms), 0, MS_MAX, NULL },
 	{ "restart", F_SUB, M(restart), 0, 0, restart_fields },
 	{ "ha", F_SUB, 0, 0, 0, ha_fields },
+	{ "snapshot", F_SUB, 0, 0, 0, snapshot_fields },
 	{ "url", F_STR, M(url), 0, 0, NULL },
 	{ "ca_file", F_STR, M(ca_file), 0, 0, NULL },
 	{ NULL, 0, 0, 0, 0, NULL }

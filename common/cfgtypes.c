@@ -38,6 +38,9 @@ cfg_defaults(struct cfg *c)
 	c->master.ha_backend = xstrdup("");
 	c->master.ha_snapshot_dir = xstrdup("");
 	c->master.ha_snapshot_interval_s = 5;
+	c->master.snapshot_dir = xstrdup("");
+	c->master.snapshot_interval_s = 30;
+	c->master.snapshot_keep = 2;
 	c->master.ha_warmup_timeout_ms = 30000;
 	c->master.rpc_port = 50051;
 	c->master.http_metadata_port = 8080;
@@ -103,6 +106,7 @@ cfg_free(struct cfg *c)
 	free(c->master.address);
 	free(c->master.ha_backend);
 	free(c->master.ha_snapshot_dir);
+	free(c->master.snapshot_dir);
 	strv_freev(c->master.extra_args);
 	kvlist_clear(&c->master.env);
 	free(c->master.url);

@@ -75,6 +75,10 @@ struct cfg {
 		long		 ha_warmup_timeout_ms;	/* an HA leader that does not serve by then is restarted */
 		char		 ha_entry[512];	/* resolved: with --enable_ha, what clients connect through
 						   (workerenv_ha_entry); "" otherwise */
+		int		 snapshot;	/* master.snapshot.enabled: warm restart (no HA) */
+		char		*snapshot_dir;	/* resolved: $STATE_DIRECTORY/snapshots or <run_dir>/snapshots */
+		long		 snapshot_interval_s, snapshot_keep;
+		long		 snapshot_kv_lease_ttl_ms;	/* --default_kv_lease_ttl; 0: the master's own */
 		long		 liveness_interval_ms, liveness_failures;
 		long		 lock_probe_interval_ms;	/* a request through the metadata locks; 0: none */
 		long		 lock_probe_timeout_ms;

@@ -80,11 +80,53 @@ check_servable(const struct hacfg *c, struct strv *errs)
 		    "leader's snapshots are what a standby is promoted from");
 }
 
+/* master.snapshot: snapshots every interval into a directory that outlives the sidecar, and a
+ * restore from the latest at every start. 0.3.12 restores what it can and starts fresh otherwise:
+ * no snapshot ("No previous snapshot found"), or none usable (each candidate decoded in turn, then
+ * "Failed to restore from all candidate snapshots": master_service.cpp, MasterService::RestoreState),
+ * so the flag is safe on a first start too. */
+static void
+add_snapshot(struct hacfg *c, struct strv *errs)
+{
+	static const char *const snap[] = { "enable_snapshot", "enable_snapshot_restore", "snapshot_interval_seconds",
+		"snapshot_object_store_type", "snapshot_retention_count", NULL };
+	struct strv args = { 0 };
+	if (c->backend[0] != '\0' || workerenv_gflag_true(*c->extra_args, "enable_ha")) {
+		strv_pushf(errs, "master.snapshot: an HA master takes its snapshots with master.ha; leave "
+		    "master.snapshot out");
+		return;
+	}
+	for (int i = 0; snap[i] != NULL; i++)
+		if (workerenv_gflag(*c->extra_args, snap[i], strncmp(snap[i], "enable_", 7) == 0) != NULL)
+			strv_pushf(errs, "master.extra_args: --%s is set by master.snapshot; leave it out", snap[i]);
+	if (c->warm_kv_lease_ttl_ms > 0 && workerenv_gflag(*c->extra_args, "default_kv_lease_ttl", 0) != NULL)
+		strv_pushf(errs, "master.extra_args: --default_kv_lease_ttl is set by master.snapshot.kv_lease_ttl_ms; "
+		    "leave one out");
+	if (c->warm_dir[0] != '/')
+		strv_pushf(errs, "master.snapshot.dir: \"%s\" is not an absolute path", c->warm_dir);
+	if (kvlist_get(c->env, SNAPSHOT_ENV) != NULL)
+		strv_pushf(errs, "master.env: " SNAPSHOT_ENV " is set by master.snapshot.dir; leave it out");
+	for (char **a = *c->extra_args; *a != NULL; a++)
+		strv_push(&args, *a);
+	strv_push(&args, "--enable_snapshot=true");
+	strv_pushf(&args, "--snapshot_interval_seconds=%ld", c->warm_interval_s);
+	strv_push(&args, "--snapshot_object_store_type=local");
+	strv_push(&args, "--enable_snapshot_restore=true");
+	strv_pushf(&args, "--snapshot_retention_count=%ld", c->warm_keep);
+	if (c->warm_kv_lease_ttl_ms > 0)
+		strv_pushf(&args, "--default_kv_lease_ttl=%ld", c->warm_kv_lease_ttl_ms);
+	strv_freev(*c->extra_args);
+	*c->extra_args = args.v;
+	kvlist_set(c->env, SNAPSHOT_ENV, c->warm_dir);
+}
+
 void
 hacfg_resolve(struct hacfg *c, struct strv *errs)
 {
 	char why[300];
 	c->entry[0] = '\0';
+	if (c->warm)
+		add_snapshot(c, errs);
 	if (c->backend[0] != '\0')
 		add_flags(c, errs);
 	else if (c->snapshot_dir[0] != '\0')
@@ -98,4 +140,15 @@ hacfg_resolve(struct hacfg *c, struct strv *errs)
 		check_servable(c, errs);
 		break;
 	}
+}
+
+const char *
+hacfg_cluster_id(char *const *args, const struct kvlist *env)
+{
+	const char *v = workerenv_gflag(args, "cluster_id", 0);
+	if (v == NULL || v[0] == '\0')
+		v = kvlist_get(env, "MC_STORE_CLUSTER_ID");
+	if (v == NULL || v[0] == '\0')
+		v = getenv("MC_STORE_CLUSTER_ID");
+	return v != NULL && v[0] != '\0' ? v : "mooncake_cluster";	/* include/types.h */
 }

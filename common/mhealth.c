@@ -62,34 +62,70 @@ find(const char *s, size_t n, const char *needle)
 	return memmem(s, n, needle, strlen(needle));
 }
 
+/* p..end, without its line end, into out (cut to its size, control characters as spaces) */
+static void
+rest_of_line(const char *p, const char *end, char *out, size_t len)
+{
+	size_t k = (size_t)(end - p);
+	while (k > 0 && (p[k - 1] == '\n' || p[k - 1] == '\r'))
+		k--;
+	if (len == 0)
+		return;
+	k = k < len - 1 ? k : len - 1;
+	memcpy(out, p, k);
+	out[k] = '\0';
+	for (size_t i = 0; i < k; i++)
+		if ((unsigned char)out[i] < 0x20)
+			out[i] = ' ';
+}
+
 int
 mhealth_snapshot_line(const char *s, size_t n, char *why, size_t whylen)
 {
 	const char *p, *end = s + n;
-	size_t k;
 	if (find(s, n, "[Snapshot] ") == NULL)
 		return MH_SNAP_NONE;
 	if ((p = find(s, n, "failed to persist state")) != NULL && (p = find(p, (size_t)(end - p), "code=")) != NULL) {
-		p += 5;
-		k = (size_t)(end - p);
-		while (k > 0 && (p[k - 1] == '\n' || p[k - 1] == '\r'))
-			k--;
-		if (whylen > 0) {
-			k = k < whylen - 1 ? k : whylen - 1;
-			memcpy(why, p, k);
-			why[k] = '\0';
-			for (size_t i = 0; i < k; i++)
-				if ((unsigned char)why[i] < 0x20)
-					why[i] = ' ';
-		}
+		rest_of_line(p + 5, end, why, whylen);
 		return MH_SNAP_WHY;
 	}
 	if (find(s, n, "child_pid=") == NULL)
 		return MH_SNAP_NONE;	/* the child's own lines, relayed: its parent says the outcome */
-	if (find(s, n, "Child process successfully persisted state") != NULL)
+	if (find(s, n, "Child process successfully persisted state") != NULL) {
+		/* its id, up to the comma after it */
+		if ((p = find(s, n, "snapshot_id=")) != NULL) {
+			const char *e = p += 12;
+			while (e < end && *e != ',' && *e != '\n' && *e != '\r')
+				e++;
+			rest_of_line(p, e, why, whylen);
+		} else if (whylen > 0)
+			why[0] = '\0';
 		return MH_SNAP_OK;
+	}
 	if (find(s, n, "Child process exited with error") != NULL || find(s, n, "Child process timeout") != NULL ||
 	    find(s, n, "Child process terminated by signal") != NULL)
 		return MH_SNAP_FAILED;
 	return MH_SNAP_NONE;
+}
+
+int
+mhealth_restore_line(const char *s, size_t n, char *what, size_t len)
+{
+	static const char ok[] = "Successfully restored state from snapshot: ", bad[] = " is unusable: ";
+	const char *p, *end = s + n;
+	if (find(s, n, "[Restore] ") == NULL)
+		return MH_RESTORE_NONE;
+	if ((p = find(s, n, ok)) != NULL) {
+		rest_of_line(p + strlen(ok), end, what, len);
+		return MH_RESTORED;
+	}
+	if ((p = find(s, n, "Snapshot candidate ")) != NULL && find(p, (size_t)(end - p), bad) != NULL) {
+		rest_of_line(p + strlen("Snapshot candidate "), end, what, len);
+		return MH_RESTORE_UNUSABLE;
+	}
+	if (find(s, n, "Failed to restore from all candidate snapshots") != NULL)
+		return MH_RESTORE_FAILED;
+	if (find(s, n, "starting fresh") != NULL)
+		return MH_RESTORE_FRESH;
+	return MH_RESTORE_NONE;
 }

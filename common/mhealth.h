@@ -32,7 +32,13 @@ const char *mhealth_phase_name(int);
  * the parent's lines, with child_pid=): persisted (MH_SNAP_OK), failed (MH_SNAP_FAILED: the child
  * exited with an error or by a signal, or timed out), or why the child failed (MH_SNAP_WHY: its "failed to persist
  * state" line, relayed before the exit; why gets what follows "code=", NUL-terminated and cut to
- * its size). MH_SNAP_NONE for any other line. Pure. */
+ * its size; for MH_SNAP_OK why gets the snapshot's id, "" when the line has none). MH_SNAP_NONE for any other line. Pure. */
 enum { MH_SNAP_NONE, MH_SNAP_OK, MH_SNAP_FAILED, MH_SNAP_WHY };
 int	mhealth_snapshot_line(const char *, size_t, char *why, size_t);
+/* What one line of a master's log says of its restore at the start (0.3.12 master_service.cpp,
+ * RestoreState; --enable_snapshot_restore): restored (MH_RESTORED, what gets the snapshot id), a
+ * candidate it cannot use (MH_RESTORE_UNUSABLE, what gets "<id> is unusable: <why>"), none usable
+ * (MH_RESTORE_FAILED), none there (MH_RESTORE_FRESH: it starts fresh). Pure. */
+enum { MH_RESTORE_NONE, MH_RESTORED, MH_RESTORE_UNUSABLE, MH_RESTORE_FAILED, MH_RESTORE_FRESH };
+int	mhealth_restore_line(const char *, size_t, char *what, size_t);
 #endif

@@ -8,6 +8,7 @@
 #include "buf.h"
 #include "child.h"
 #include "clock.h"
+#include "hacfg.h"
 #include "halease.h"
 #include "kvlist.h"
 #include "log.h"
@@ -18,7 +19,6 @@
 #include "xalloc.h"
 
 #define REDIS_TIMEOUT_MS	1000
-#define CLUSTER_DEFAULT		"mooncake_cluster"	/* 0.3.12's DEFAULT_CLUSTER_ID (include/types.h) */
 
 /* Delete the lease only while the token is the one given: never a lease a newer leader holds. */
 static const char release_script[] =
@@ -111,11 +111,7 @@ halease_new(struct event_base *base, const struct cfg *c, char **args, char *err
 		free(l);
 		return NULL;
 	}
-	cluster = workerenv_gflag(args, "cluster_id", 0);
-	if (cluster == NULL || cluster[0] == '\0')
-		cluster = env_of(c, "MC_STORE_CLUSTER_ID");
-	if (cluster == NULL || cluster[0] == '\0')
-		cluster = CLUSTER_DEFAULT;
+	cluster = hacfg_cluster_id(args, &c->master.env);
 	{
 		/* 0.3.12's SanitizeHashTagComponent: no trailing slash, braces as underscores */
 		char *tag = xstrdup(cluster);

@@ -20,6 +20,9 @@
 #include "master.h"
 #include "halease.h"
 #include "masterha.h"
+#include "view.h"
+#include "warm.h"
+#include "hacfg.h"
 #include "counters.h"
 #include "ports.h"
 #include "httpc.h"
@@ -57,6 +60,7 @@ struct master {
 	int			 ha;		/* --enable_ha: watch /health every probe interval */
 	struct mha		 h;		/* its role, leader and HA phase (daemon/masterha.c) */
 	struct halease		*lease;		/* Redis HA: its lease, released when it dies (halease.c) */
+	struct warm		*warm;		/* master.snapshot: its snapshots checked, the last good kept */
 	int			 round_rpc;	/* this round connected to the RPC port */
 	char			 last_warning[256];
 	struct probe_stat	 stat[PROBE_COUNT];
@@ -263,6 +267,7 @@ master_prepare(struct child *c, char *why, size_t len)
 		    getenv("PATH") ? getenv("PATH") : "");
 		return -1;
 	}
+	warm_prepare(m->warm);	/* master.snapshot: what it restores from is good */
 	for (int i = 0; i < PROBE_COUNT; i++) {
 		char msg[200];
 		if (port_of(m, i) == 0)
@@ -567,7 +572,7 @@ master_output(struct child *c, const char *p, size_t n)
 	char buf[sizeof m->scan + 16384];
 	size_t keep = strlen(m->scan), take = n < sizeof buf - keep - 1 ? n : sizeof buf - keep - 1;
 	int hit = 0, starting = c->state == CHILD_STARTING && m->cfg->master.probe_on_output;
-	if (m->ha && mha_output(&m->h, p, n) && c->state == CHILD_READY) {
+	if ((m->ha || m->cfg->master.snapshot) && mha_output(&m->h, p, n) && c->state == CHILD_READY) {
 		/* its HA state changed: ask /health now */
 		if (m->pending > 0)
 			m->rerun = 1;
@@ -597,6 +602,13 @@ master_output(struct child *c, const char *p, size_t n)
 		evtimer_del(m->round_timer);
 		round_start(m);
 	}
+}
+
+static int
+verify_snapshot(void *arg, const char *id, char *why, size_t len)
+{
+	struct master *m = arg;
+	return warm_persisted(m->warm, id, why, len);
 }
 
 static void
@@ -638,6 +650,11 @@ master_new(struct event_base *base, const struct cfg *cfg, const struct httpc_ta
 	m->metrics_h = httpc_new(base, &targets[PROBE_ADMIN], 1, 4 * PROBE_MAX_BODY, cfg->master.lock_probe_timeout_ms);
 	m->deadline = evtimer_new(base, deadline_cb, m);
 	argv = master_argv(cfg);
+	if (cfg->master.snapshot) {
+		m->warm = warm_new(cfg->master.snapshot_dir, hacfg_cluster_id(argv, &cfg->master.env));
+		m->h.verify = verify_snapshot;
+		m->h.verify_arg = m;
+	}
 	if (m->ha && (m->lease = halease_new(base, cfg, argv, err, sizeof err)) == NULL && err[0])
 		log_warn("mooncake_master: its lease in Redis cannot be released when it dies (%s): another "
 		    "master then leads only once the lease lapses", err);
@@ -657,6 +674,7 @@ master_free(struct master *m)
 	stall_reset(m);
 	mha_free(&m->h);
 	halease_free(m->lease);
+	warm_free(m->warm);
 	event_free(m->stall_timer);
 	httpc_free(m->lock_h);
 	httpc_free(m->metrics_h);
@@ -714,6 +732,36 @@ const char *
 master_leader(const struct master *m)
 {
 	return m->h.leader;
+}
+
+void
+master_view(const struct master *m, struct view *v)
+{
+	struct master_ha ha;
+	master_ha(m, &ha);
+	v->ha_on = ha.on;
+	v->ha_answered = ha.answered;
+	v->ha_phase = mhealth_phase_name(ha.phase);
+	v->ha_state = view_str(v, ha.ha_state);
+	v->ha_phase_s = ha.phase_s;
+	v->ha_since = wall_now() - ha.phase_s;
+	v->ha_leader = view_str(v, ha.leader);
+	v->ha_leader_serving = ha.leader_serving;
+	v->ha_leader_detail = view_str(v, ha.leader_detail);
+	v->ha_problem = view_str(v, ha.problem);
+	v->ha_serving_leader = ha.serving_leader;
+	v->ha_snap_ok = ha.snap.ok;
+	v->ha_snap_failed = ha.snap.failed;
+	v->ha_snap_failing = ha.snap.failing_for;
+	v->ha_snap_last_ok = ha.snap.last_ok;
+	v->ha_snap_error = ha.snap.last_error[0] ? view_str(v, ha.snap.last_error) : NULL;
+	halease_view(master_lease(m), v);
+	v->warm_on = m->cfg->master.snapshot;
+	v->warm_dir = m->cfg->master.snapshot_dir;
+	v->warm_interval_s = m->cfg->master.snapshot_interval_s;
+	v->warm_restore = ha.restore == MH_RESTORED ? "restored" : ha.restore == MH_RESTORE_FRESH ? "cold" : NULL;
+	v->warm_restore_what = view_str(v, ha.restore_what);
+	v->warm_unusable = ha.restore_unusable;
 }
 
 struct halease *

@@ -37,6 +37,9 @@ const char	*master_role(const struct master *);
 const char	*master_leader(const struct master *);
 /* HA (--enable_ha): what its /health last said and what follows for clients. */
 void		 master_ha(const struct master *, struct master_ha *);
+/* Its part of the view: its HA, its snapshots, its lease (the probes are the sidecar's). */
+struct view;
+void		 master_view(const struct master *, struct view *);
 /* Its lease in Redis (Redis HA), or NULL. */
 struct halease	*master_lease(const struct master *);
 /* Once ready: whether it is stalled under its metadata locks, since when and why. */

@@ -49,6 +49,9 @@ mha_spawned(struct mha *h)
 {
 	h->line_len = 0;
 	h->snap_why[0] = '\0';
+	h->restore = MH_RESTORE_NONE;
+	h->restore_what[0] = '\0';
+	h->restore_unusable = 0;
 }
 
 void
@@ -158,11 +161,37 @@ one_line(struct mha *h, const char *l, size_t n)
 	}
 	if (memmem(l, n, HA_STATE_LINE, strlen(HA_STATE_LINE)) != NULL)
 		return 1;
+	switch (mhealth_restore_line(l, n, why, sizeof why)) {
+	case MH_RESTORED:
+		h->restore = MH_RESTORED;
+		snprintf(h->restore_what, sizeof h->restore_what, "%s", why);
+		log_notice("%s: restored from the snapshot %s", h->name, why);
+		told(h);
+		return 0;
+	case MH_RESTORE_UNUSABLE:
+		h->restore_unusable++;
+		snprintf(h->restore_what, sizeof h->restore_what, "%s", why);
+		log_warn("%s: the snapshot %s; it tries the next, else starts cold", h->name, why);
+		return 0;
+	case MH_RESTORE_FAILED:
+	case MH_RESTORE_FRESH:
+		h->restore = MH_RESTORE_FRESH;
+		if (h->restore_unusable > 0)
+			log_err("%s: no snapshot of %u could be restored (the last: %s): a cold start, every key lost",
+			    h->name, h->restore_unusable, h->restore_what);
+		else
+			log_notice("%s: no snapshot to restore: a cold start", h->name);
+		told(h);
+		return 0;
+	}
 	switch (mhealth_snapshot_line(l, n, why, sizeof why)) {
 	case MH_SNAP_WHY:
 		snprintf(h->snap_why, sizeof h->snap_why, "%s", why);
 		return 0;
 	case MH_SNAP_OK:
+		/* the master's word is checked against its files (master.snapshot: daemon/warm.c) */
+		if (h->verify != NULL && h->verify(h->verify_arg, why, h->snap_why, sizeof h->snap_why) != 0)
+			goto failed;
 		if (s->failing_for > 0)
 			log_notice("%s: a snapshot persisted again, after %u failed", h->name, s->failing_for);
 		s->ok++;
@@ -171,11 +200,13 @@ one_line(struct mha *h, const char *l, size_t n)
 		s->last_error[0] = '\0';
 		break;
 	case MH_SNAP_FAILED:
+	failed:
 		s->failed++;
 		snprintf(s->last_error, sizeof s->last_error, "%s", h->snap_why[0] ? h->snap_why : "see its log");
 		if (s->failing_for++ == 0)
-			log_err("%s: its snapshot failed (%s): a standby promoted now starts from the last one that "
-			    "persisted%s", h->name, s->last_error, s->last_ok > 0 ? "" : " (none yet)");
+			log_err("%s: its snapshot failed (%s): %s from the last one that persisted%s", h->name,
+			    s->last_error, h->on ? "a standby promoted now starts" : "a restart now restores",
+			    s->last_ok > 0 ? "" : " (none yet)");
 		break;
 	default:
 		return 0;
@@ -221,4 +252,7 @@ mha_get(const struct mha *h, int answered, struct master_ha *o)
 	o->problem = h->problem[0] ? h->problem : NULL;
 	o->serving_leader = o->answered && (h->phase == MH_SERVING || o->leader_serving);
 	o->snap = h->snap;
+	o->restore = h->restore;
+	o->restore_what = h->restore_what;
+	o->restore_unusable = h->restore_unusable;
 }

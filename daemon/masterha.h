@@ -33,6 +33,10 @@ struct master_ha {
 	const char	*problem;	/* what its log says keeps it from serving, or NULL */
 	int		 serving_leader;	/* a leader serves: itself, or the one it names */
 	struct master_snapshots snap;
+	/* master.snapshot: what the running process's restore came to (its log) */
+	int		 restore;	/* MH_RESTORE_*: NONE not said (yet) */
+	const char	*restore_what;	/* the snapshot restored, or the last unusable one and why */
+	unsigned	 restore_unusable;	/* candidates it could not use */
 };
 
 struct mha {
@@ -57,6 +61,11 @@ struct mha {
 	size_t			 line_len;
 	struct master_snapshots	 snap;
 	char			 snap_why[300];	/* the child's reason, until its parent says it failed */
+	int			(*verify)(void *, const char *id, char *why, size_t);	/* a snapshot said persisted */
+	void			*verify_arg;
+	int			 restore;
+	char			 restore_what[300];
+	unsigned		 restore_unusable;
 };
 
 void	 mha_init(struct mha *, struct event_base *, const char *name, int on, void (*changed)(void *), void *);

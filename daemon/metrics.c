@@ -85,6 +85,23 @@ render_children(struct buf *b, const struct view *v)
 			prom_sample(b, "mooncake_sidecar_master_ha_lease_releases_total", f, (double)v->ha_lease_failed);
 		}
 	}
+	if (v->warm_on) {
+		const char *ok[] = { "outcome", "persisted", NULL }, *bad[] = { "outcome", "failed", NULL };
+		prom_family(b, "mooncake_sidecar_master_snapshots_total", "master.snapshot: the master's snapshots by "
+		    "how they ended, from its log, over every master this sidecar started.", "counter");
+		prom_sample(b, "mooncake_sidecar_master_snapshots_total", ok, (double)v->ha_snap_ok);
+		prom_sample(b, "mooncake_sidecar_master_snapshots_total", bad, (double)v->ha_snap_failed);
+		gauge(b, "mooncake_sidecar_master_snapshot_last_persisted_timestamp_seconds", "master.snapshot: when "
+		    "the last snapshot persisted (0: none yet); a restart restores it.", v->ha_snap_last_ok);
+		gauge(b, "mooncake_sidecar_master_snapshot_interval_seconds", "master.snapshot.interval_s.",
+		    (double)v->warm_interval_s);
+		gauge(b, "mooncake_sidecar_master_snapshot_age_seconds", "master.snapshot: since the last snapshot "
+		    "persisted (since the sidecar started when none has); what a crash now would lose.",
+		    wall_now() - (v->ha_snap_last_ok > 0 ? v->ha_snap_last_ok : v->start_wall));
+		gauge(b, "mooncake_sidecar_master_restored", "master.snapshot: 1 when the running master restored a "
+		    "snapshot at its start, 0 when it started cold (or has not said yet).", v->warm_restore != NULL &&
+		    strcmp(v->warm_restore, "restored") == 0);
+	}
 	prom_family(b, "mooncake_sidecar_endpoints_generation",
 	    "The generation of endpoints.json (one more each time the master becomes ready).", "gauge");
 	prom_sample(b, "mooncake_sidecar_endpoints_generation", NULL, v->files_gen);

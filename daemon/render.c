@@ -59,6 +59,15 @@ master_json(const struct view *v)
 			    v->ha_sw_msg ? json_string(v->ha_sw_msg) : json_null()));
 	} else
 		json_object_set_new(m, "ha", json_null());
+	json_object_set_new(m, "snapshot", !v->warm_on ? json_null() : json_pack("{s:s, s:I, s:o, s:o, s:I, s:I, s:I, "
+	    "s:I, s:o, s:o, s:o}", "dir", v->warm_dir, "interval_s", (json_int_t)v->warm_interval_s, "last_start",
+	    v->warm_restore ? json_string(v->warm_restore) : json_null(), "restored_from", v->warm_restore &&
+	    strcmp(v->warm_restore, "restored") == 0 ? json_string(v->warm_restore_what) : json_null(),
+	    "unusable", (json_int_t)v->warm_unusable, "persisted", (json_int_t)v->ha_snap_ok, "failed",
+	    (json_int_t)v->ha_snap_failed, "failing_for", (json_int_t)v->ha_snap_failing, "last_persisted",
+	    v->ha_snap_last_ok > 0 ? json_real(v->ha_snap_last_ok) : json_null(), "age_s", v->ha_snap_last_ok > 0 ?
+	    json_real(wall_now() - v->ha_snap_last_ok) : json_null(), "last_error", v->ha_snap_error ?
+	    json_string(v->ha_snap_error) : json_null()));
 	json_object_set_new(m, "stall", v->stall_why ? json_pack("{s:f, s:s}", "for_s", v->stall_s, "reason",
 	    v->stall_why) : json_null());
 	json_object_set_new(m, "ports", json_pack("{s:i, s:i, s:i}", "rpc", (int)v->ports[VIEW_RPC],

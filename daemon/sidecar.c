@@ -19,9 +19,7 @@
 #include "endpoints.h"
 #include "follow.h"
 #include "log.h"
-#include "halease.h"
 #include "master.h"
-#include "mhealth.h"
 #include "notify.h"
 #include "readiness.h"
 #include "reconcile.h"
@@ -540,7 +538,6 @@ sidecar_view(const struct sidecar *sc, struct view *v, int files)
 			v->files_json = view_str(v, endpoints_json(e));
 	}
 	if (c != NULL) {
-		struct master_ha ha;
 		v->has_master = 1;
 		v->master_state = child_state_name(c->state);
 		v->master_reason = view_str(v, c->reason);
@@ -563,24 +560,7 @@ sidecar_view(const struct sidecar *sc, struct view *v, int files)
 			v->probes[i] = (struct view_probe){ i != VIEW_METADATA || v->ports[i] != 0, p->ok,
 			    p->seconds * 1000.0, view_str(v, p->detail), p->at > 0 ? (now - p->at) * 1000.0 : -1 };
 		}
-		master_ha(sc->master, &ha);
-		v->ha_on = ha.on;
-		v->ha_answered = ha.answered;
-		v->ha_phase = mhealth_phase_name(ha.phase);
-		v->ha_state = view_str(v, ha.ha_state);
-		v->ha_phase_s = ha.phase_s;
-		v->ha_since = wall_now() - ha.phase_s;
-		v->ha_leader = view_str(v, ha.leader);
-		v->ha_leader_serving = ha.leader_serving;
-		v->ha_leader_detail = view_str(v, ha.leader_detail);
-		v->ha_problem = view_str(v, ha.problem);
-		v->ha_serving_leader = ha.serving_leader;
-		v->ha_snap_ok = ha.snap.ok;
-		v->ha_snap_failed = ha.snap.failed;
-		v->ha_snap_failing = ha.snap.failing_for;
-		v->ha_snap_last_ok = ha.snap.last_ok;
-		v->ha_snap_error = ha.snap.last_error[0] ? view_str(v, ha.snap.last_error) : NULL;
-		halease_view(master_lease(sc->master), v);
+		master_view(sc->master, v);	/* its HA, snapshots and lease */
 	} else if (sc->follow != NULL) {
 		v->follow_url = view_str(v, follow_url(sc->follow));
 		v->follow_state = view_str(v, follow_state(sc->follow));

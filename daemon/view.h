@@ -108,6 +108,12 @@ struct view {
 	unsigned		 ha_snap_failing;
 	double			 ha_snap_last_ok;
 	const char		*ha_snap_error;
+	/* master.snapshot (warm_on 0: off): where and how often, what the last start's restore came to
+	 * ("restored", "cold", NULL not said yet), the snapshots as ha_snap_* count them */
+	int			 warm_on;
+	const char		*warm_dir, *warm_restore, *warm_restore_what;
+	long			 warm_interval_s;
+	unsigned		 warm_unusable;
 	/* Redis HA: the leases of its dead masters the sidecar released (daemon/halease.c) */
 	int			 ha_lease_on;
 	unsigned long		 ha_lease_released, ha_lease_gone, ha_lease_failed;

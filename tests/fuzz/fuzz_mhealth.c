@@ -27,7 +27,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	char why[64];
 	memset(why, 'x', sizeof why);
 	int k = mhealth_snapshot_line((const char *)data, len, why, sizeof why);
-	if (k < MH_SNAP_NONE || k > MH_SNAP_WHY || (k == MH_SNAP_WHY && memchr(why, '\0', sizeof why) == NULL))
+	if (k < MH_SNAP_NONE || k > MH_SNAP_WHY || ((k == MH_SNAP_WHY || k == MH_SNAP_OK) && memchr(why, '\0', sizeof why) == NULL))
+		abort();
+	memset(why, 'x', sizeof why);
+	k = mhealth_restore_line((const char *)data, len, why, sizeof why);
+	if (k < MH_RESTORE_NONE || k > MH_RESTORE_FRESH ||
+	    ((k == MH_RESTORED || k == MH_RESTORE_UNUSABLE) && memchr(why, '\0', sizeof why) == NULL))
 		abort();
 	return 0;
 }

@@ -150,6 +150,17 @@ static const struct {
 	{ "{\"master\":{\"ha\":{\"backend\":\"redis://127.0.0.1:6379\",\"snapshot_dir\":\"/s\"}}}", "master.extra_args: an HA master registers --rpc_address:--rpc_port as the leader's address, where "
 	  "clients and the other sidecars reach it; the default 0.0.0.0 is no such address: give --rpc_address=<this node's address>" },
 	{ "{\"master\":{\"ha\":{\"snapshot_dir\":\"/s\"}}}", "master.ha.snapshot_dir: set without master.ha.backend" },
+	/* master.snapshot: warm restart without HA */
+	{ "{\"master\":{\"snapshot\":{\"enabled\":true,\"dir\":\"rel\"}}}", "master.snapshot.dir: \"rel\" is not an absolute path" },
+	{ "{\"master\":{\"extra_args\":[\"--snapshot_retention_count=3\"],\"snapshot\":{\"enabled\":true}}}",
+	  "master.extra_args: --snapshot_retention_count is set by master.snapshot; leave it out" },
+	{ "{\"master\":{\"extra_args\":[\"--default_kv_lease_ttl=1h\"],\"snapshot\":{\"enabled\":true,\"kv_lease_ttl_ms\":5}}}",
+	  "master.extra_args: --default_kv_lease_ttl is set by master.snapshot.kv_lease_ttl_ms; leave one out" },
+	{ "{\"master\":{\"env\":{\"MOONCAKE_SNAPSHOT_LOCAL_PATH\":\"/t\"},\"snapshot\":{\"enabled\":true}}}",
+	  "master.env: MOONCAKE_SNAPSHOT_LOCAL_PATH is set by master.snapshot.dir; leave it out" },
+	{ "{\"master\":{\"extra_args\":[\"--rpc_address=10.0.0.1\"],\"snapshot\":{\"enabled\":true},\"ha\":{\"backend\":\"redis://r:1\",\"snapshot_dir\":\"/s\"}}}",
+	  "master.snapshot: an HA master takes its snapshots with master.ha; leave master.snapshot out" },
+	{ "{\"master\":{\"snapshot\":{\"keep\":0}}}", "master.snapshot.keep: must be 1..100, got 0" },
 	{ "{\"master\":{\"ha\":{\"warmup\":1}}}", "master.ha.warmup: unknown key" },
 	{ "{\"master\":{\"extra_args\":[\"--rpc_address=10.0.0.1\",\"--enable_ha\",\"--ha_backend_type=redis\",\"--ha_backend_connstring=redis://r:1\"]}}",
 	  "master.extra_args: --ha_backend_type=redis needs --enable_snapshot_restore=true: without it 0.3.12 promotes no standby, so its "
@@ -291,6 +302,39 @@ START_TEST(test_ha_resolved)
 	cfg_free(&c);
 	ck_assert_int_eq(cfg_load_string("{}", NULL, &c, &errs), 0);
 	ck_assert_str_eq(c.master.ha_entry, "");
+	cfg_free(&c);
+	strv_free(&errs);
+}
+END_TEST
+
+/* master.snapshot: the flags of a warm restart, the directory outliving the sidecar by default */
+START_TEST(test_snapshot_resolved)
+{
+	static const char *const want[] = { "--enable_snapshot=true", "--snapshot_interval_seconds=30",
+		"--snapshot_object_store_type=local", "--enable_snapshot_restore=true", "--snapshot_retention_count=2", NULL };
+	struct cfg c;
+	struct strv errs = { 0 };
+	unsetenv("STATE_DIRECTORY");
+	ck_assert_int_eq(cfg_load_string("{\"job\":{\"run_dir\":\"/run/x\"},\"master\":{\"snapshot\":{\"enabled\":true}}}",
+	    NULL, &c, &errs), 0);
+	for (int i = 0; want[i] != NULL; i++)
+		ck_assert_str_eq(c.master.extra_args[i], want[i]);
+	ck_assert_ptr_null(c.master.extra_args[5]);
+	ck_assert_str_eq(c.master.snapshot_dir, "/run/x/snapshots");
+	ck_assert_str_eq(kvlist_get(&c.master.env, "MOONCAKE_SNAPSHOT_LOCAL_PATH"), "/run/x/snapshots");
+	cfg_free(&c);
+	setenv("STATE_DIRECTORY", "/var/lib/mooncake-sidecar", 1);
+	ck_assert_int_eq(cfg_load_string("{\"master\":{\"snapshot\":{\"enabled\":true,\"interval_s\":5,\"keep\":3,"
+	    "\"kv_lease_ttl_ms\":3600000}}}", NULL, &c, &errs), 0);
+	ck_assert_str_eq(c.master.snapshot_dir, "/var/lib/mooncake-sidecar/snapshots");
+	ck_assert_str_eq(c.master.extra_args[1], "--snapshot_interval_seconds=5");
+	ck_assert_str_eq(c.master.extra_args[4], "--snapshot_retention_count=3");
+	ck_assert_str_eq(c.master.extra_args[5], "--default_kv_lease_ttl=3600000");
+	cfg_free(&c);
+	unsetenv("STATE_DIRECTORY");
+	ck_assert_int_eq(cfg_load_string("{}", NULL, &c, &errs), 0);
+	ck_assert_ptr_null(c.master.extra_args[0]);
+	ck_assert_ptr_null(kvlist_get(&c.master.env, "MOONCAKE_SNAPSHOT_LOCAL_PATH"));
 	cfg_free(&c);
 	strv_free(&errs);
 }
@@ -497,6 +541,7 @@ main(void)
 	tcase_add_test(tc, test_gpus_per_node_from_env);
 	tcase_add_test(tc, test_hostport);
 	tcase_add_test(tc, test_ha_resolved);
+	tcase_add_test(tc, test_snapshot_resolved);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

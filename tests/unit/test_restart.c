@@ -112,7 +112,7 @@ static const struct {
 	int		 kind;
 	const char	*why;
 } snap[] = {
-	{ "I20261206 09:39:45.048580  3750 master_snapshot_manager.cpp:343] [Snapshot] Child process successfully persisted state, snapshot_id=20261206_093943_044, child_pid=4000\n", MH_SNAP_OK, "" },
+	{ "I20261206 09:39:45.048580  3750 master_snapshot_manager.cpp:343] [Snapshot] Child process successfully persisted state, snapshot_id=20261206_093943_044, child_pid=4000\n", MH_SNAP_OK, "20261206_093943_044" },
 	{ "E20261206 09:42:07.250680  5231 master_snapshot_manager.cpp:338] [Snapshot] Child process exited with error code: 1, snapshot_id=20261206_094205_244, child_pid=5413", MH_SNAP_FAILED, "" },
 	{ "E20261206 09:42:07.250680  5231 master_snapshot_manager.cpp:350] [Snapshot] Child process terminated by signal: 9, snapshot_id=x, child_pid=5", MH_SNAP_FAILED, "" },
 	{ "W20261206 09:42:07.250680  5231 master_snapshot_manager.cpp:297] [Snapshot] Child process timeout, snapshot_id=x, child_pid=5, killing child process", MH_SNAP_FAILED, "" },
@@ -132,6 +132,8 @@ START_TEST(test_snapshot_line)
 	char why[400], small[8];
 	why[0] = '\0';
 	ck_assert_int_eq(mhealth_snapshot_line(l, strlen(l), why, sizeof why), snap[_i].kind);
+	if (snap[_i].kind == MH_SNAP_OK)
+		ck_assert_str_eq(why, snap[_i].why);
 	if (snap[_i].kind == MH_SNAP_WHY) {
 		ck_assert_str_eq(why, snap[_i].why);
 		ck_assert_int_eq(mhealth_snapshot_line(l, strlen(l), small, sizeof small), MH_SNAP_WHY);
@@ -146,6 +148,42 @@ START_TEST(test_snapshot_line)
 }
 END_TEST
 
+/* 0.3.12's restore lines (master_service.cpp, RestoreState), as glog writes them */
+static const struct {
+	const char	*line;
+	int		 kind;
+	const char	*what;
+} restore[] = {
+	{ "I1207 04:20:01.123456 123 master_service.cpp:9478] [Restore] Successfully restored state from snapshot: "
+	    "20261207_042000_123\n", MH_RESTORED, "20261207_042000_123" },
+	{ "I1207 04:20:01.1 1 master_service.cpp:9431] [Restore] No previous snapshot found, starting fresh",
+	    MH_RESTORE_FRESH, "" },
+	{ "E1207 04:20:01.1 1 master_service.cpp:9410] [Restore] Snapshot catalog store is not initialized, "
+	    "starting fresh", MH_RESTORE_FRESH, "" },
+	{ "W1207 04:20:01.1 1 master_service.cpp:9447] [Restore] Snapshot candidate 20261207_1 is unusable: "
+	    "failed to download payloads: file not found\r\n", MH_RESTORE_UNUSABLE,
+	    "20261207_1 is unusable: failed to download payloads: file not found" },
+	{ "E1207 04:20:01.1 1 master_service.cpp:9489] [Restore] Failed to restore from all candidate snapshots "
+	    "(count=2), starting fresh", MH_RESTORE_FAILED, "" },
+	{ "I1207 04:20:01.1 1 master_service.cpp:9415] [Restore] Backend info: local:/var/lib/x", MH_RESTORE_NONE, "" },
+	{ "Successfully restored state from snapshot: x", MH_RESTORE_NONE, "" },
+	{ "", MH_RESTORE_NONE, "" },
+};
+
+START_TEST(test_restore_line)
+{
+	const char *l = restore[_i].line;
+	char what[400] = "";
+	ck_assert_int_eq(mhealth_restore_line(l, strlen(l), what, sizeof what), restore[_i].kind);
+	if (restore[_i].kind == MH_RESTORED || restore[_i].kind == MH_RESTORE_UNUSABLE)
+		ck_assert_str_eq(what, restore[_i].what);
+	for (size_t n = 0; n < strlen(l); n++) {
+		int k = mhealth_restore_line(l, n, what, sizeof what);
+		ck_assert(k == MH_RESTORE_NONE || k == restore[_i].kind);
+	}
+}
+END_TEST
+
 int
 main(void)
 {
@@ -155,6 +193,7 @@ main(void)
 	tcase_add_test(tc, test_burst);
 	tcase_add_loop_test(tc, test_mhealth, 0, (int)(sizeof health / sizeof health[0]));
 	tcase_add_loop_test(tc, test_snapshot_line, 0, (int)(sizeof snap / sizeof snap[0]));
+	tcase_add_loop_test(tc, test_restore_line, 0, (int)(sizeof restore / sizeof restore[0]));
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
