@@ -99,7 +99,7 @@ warm_new(const char *dir, const char *cluster)
 	if ((d = opendir(w->keep)) != NULL) {
 		while ((e = readdir(d)) != NULL)
 			if (plain(e->d_name) && strcmp(e->d_name, w->good) > 0)
-				snprintf(w->good, sizeof w->good, "%s", e->d_name);
+				snprintf(w->good, sizeof w->good, "%.100s", e->d_name);
 		closedir(d);
 	}
 	return w;
@@ -136,7 +136,7 @@ warm_persisted(struct warm *w, const char *id, char *why, size_t len)
 		snprintf(old, sizeof old, "%s/%s", w->keep, w->good);
 		remove_tree(old);
 	}
-	snprintf(w->good, sizeof w->good, "%s", id);
+	snprintf(w->good, sizeof w->good, "%.100s", id);
 	return 0;
 }
 

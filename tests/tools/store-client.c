@@ -13,6 +13,7 @@
  *   --retry-ms MS    retry a failed put for up to MS before counting it failed (the first only)
  *   --prefix P       key prefix (default: <local hostname>-<pid>)
  *   --get KEY:SIZE   only read KEY (put by another client with this tool) and check it
+ *   --size BYTES     with --ops: every value BYTES long (1..8 MiB; default: 1 KiB to 8 MiB in turn)
  *   --keep           leave the keys in the store (default: removed at the end)
  *   --stay           after the operations, keep the client (and the segment it mounted) until
  *                    SIGINT or SIGTERM: a worker holding its share of the store; on SIGUSR2 it
@@ -345,7 +346,7 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: store-client RUN_DIR [--ops N] [--loop MS] [--wait-ready MS] [--retry-ms MS] "
-	    "[--prefix P] [--get KEY:SIZE] [--keep]\n");
+	    "[--prefix P] [--get KEY:SIZE] [--size BYTES] [--keep] [--stay]\n");
 }
 
 int
@@ -353,7 +354,7 @@ main(int argc, char **argv)
 {
 	static const size_t sizes[] = { 1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 8 << 20 };
 	const char *dir = NULL, *prefix = NULL, *get = NULL;
-	long ops = 8, loop_ms = 0, wait_ms = -1, retry_ms = 0;
+	long ops = 8, loop_ms = 0, wait_ms = -1, retry_ms = 0, fixed = 0;
 	int keep = 0, stay = 0, failed = 0;
 	char key[512], pfx[300];
 	struct params p;
@@ -376,6 +377,8 @@ main(int argc, char **argv)
 			wait_ms = atol(argv[++i]);
 		else if (next != NULL && strcmp(argv[i], "--retry-ms") == 0)
 			retry_ms = atol(argv[++i]);
+		else if (next != NULL && strcmp(argv[i], "--size") == 0)
+			fixed = atol(argv[++i]);
 		else if (next != NULL && strcmp(argv[i], "--prefix") == 0)
 			prefix = argv[++i];
 		else if (next != NULL && strcmp(argv[i], "--get") == 0)
@@ -387,7 +390,7 @@ main(int argc, char **argv)
 			return 64;
 		}
 	}
-	if (dir == NULL) {
+	if (dir == NULL || fixed < 0 || fixed > (long)sizes[7]) {
 		usage();
 		return 64;
 	}
@@ -454,7 +457,7 @@ main(int argc, char **argv)
 		}
 	} else {
 		for (long i = 0; i < ops && !stop; i++) {
-			size_t size = sizes[i % 8];
+			size_t size = fixed ? (size_t)fixed : sizes[i % 8];
 			int e;
 			snprintf(key, sizeof key, "%s-%ld", pfx, i);
 			fill(a, size, key);
@@ -482,7 +485,7 @@ main(int argc, char **argv)
 				recheck = 0;
 				for (long i = 0; i < ops; i++) {
 					snprintf(key, sizeof key, "%s-%ld", pfx, i);
-					found += get_check(s, key, sizes[i % 8], b, a) == 0;
+					found += get_check(s, key, fixed ? (size_t)fixed : sizes[i % 8], b, a) == 0;
 				}
 				printf("rechecked: %d of %ld found t=%lld\n", found, ops, wall_ms());
 				fflush(stdout);
