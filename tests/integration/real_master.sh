@@ -97,7 +97,9 @@ wait_for 20 grep_q "$T/r/endpoints.json" '"ready": true' || fail "resume did not
 MP5=$(master_pid r)
 sed -i 's|"--metrics_host=127.0.0.1"\]|"--metrics_host=127.0.0.1", "--client_ttl=20"]|' "$T/r.json"
 ctl reload >"$T/ctl.out" 2>&1 || fail "ctl reload: $(cat "$T/ctl.out")"
-wait_for 20 grep_q "$T/r/endpoints.json" '"ready": true' || fail "not ready after the reload"
+# the restart is begun, not done, when the answer comes: wait for the new master's files
+wait_for 20 eval '[ -n "$(master_pid r)" ] && [ "$(master_pid r)" != "$MP5" ] && grep_q "$T/r/endpoints.json" "\"ready\": true"' ||
+    fail "not ready after the reload"
 MP6=$(master_pid r)
 [ "$MP6" != "$MP5" ] && tr '\0' ' ' <"/proc/$MP6/cmdline" | grep -q -- '--client_ttl=20' || fail "reload: the master does not run --client_ttl=20"
 sed -i 's|"--client_ttl=20"|"--metrics_hostname=x"|' "$T/r.json"
