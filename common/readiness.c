@@ -19,8 +19,9 @@ master_part(const struct rd_facts *f, char *out, size_t len)
 	else if (f->master_ready && f->ha_wait != NULL)
 		snprintf(out, len, "master %s (pid %ld)", f->ha_wait, (long)f->master_pid);
 	else if (f->master_ready)
-		snprintf(out, len, "master ready%s%s (gen %u, pid %ld, %u restart%s)", f->ha_role ? " as " : "",
-		    f->ha_role ? f->ha_role : "", f->files_gen, (long)f->master_pid, f->master_restarts, s);
+		snprintf(out, len, "master ready%s%s (gen %u, pid %ld, %u restart%s%s%s)", f->ha_role ? " as " : "",
+		    f->ha_role ? f->ha_role : "", f->files_gen, (long)f->master_pid, f->master_restarts, s,
+		    f->master_restore ? ", " : "", f->master_restore ? f->master_restore : "");
 	else if (strcmp(f->master_state, "starting") == 0)
 		snprintf(out, len, "master starting (pid %ld, %u restart%s)", (long)f->master_pid, f->master_restarts, s);
 	else

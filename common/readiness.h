@@ -26,6 +26,7 @@ struct rd_facts {
 	const char	*ha_wait;		/* HA: why no serving leader is known ("up as the HA leader, in
 						   warmup for 2.1 s", ...), or NULL */
 	const char	*master_stalled;	/* why it is stalled under its metadata locks, or NULL */
+	const char	*master_restore;	/* master.snapshot: "restored" or "cold" at its start, or NULL */
 	const char	*master_node;		/* where the master runs */
 	const char	*follow_state;		/* a node without the master: its follower's line, or NULL */
 	int		 files_ready;		/* endpoints.json says ready (in memory: what /endpoints serves) */

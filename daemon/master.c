@@ -762,6 +762,7 @@ master_view(const struct master *m, struct view *v)
 	v->warm_restore = ha.restore == MH_RESTORED ? "restored" : ha.restore == MH_RESTORE_FRESH ? "cold" : NULL;
 	v->warm_restore_what = view_str(v, ha.restore_what);
 	v->warm_unusable = ha.restore_unusable;
+	v->warm_good = view_str(v, warm_good(m->warm, &v->warm_good_bytes));
 }
 
 struct halease *

@@ -93,6 +93,8 @@ render_children(struct buf *b, const struct view *v)
 		prom_sample(b, "mooncake_sidecar_master_snapshots_total", bad, (double)v->ha_snap_failed);
 		gauge(b, "mooncake_sidecar_master_snapshot_last_persisted_timestamp_seconds", "master.snapshot: when "
 		    "the last snapshot persisted (0: none yet); a restart restores it.", v->ha_snap_last_ok);
+		gauge(b, "mooncake_sidecar_master_snapshot_bytes", "master.snapshot: the size on disk of the last good "
+		    "snapshot (0: none yet).", (double)v->warm_good_bytes);
 		gauge(b, "mooncake_sidecar_master_snapshot_interval_seconds", "master.snapshot.interval_s.",
 		    (double)v->warm_interval_s);
 		gauge(b, "mooncake_sidecar_master_snapshot_age_seconds", "master.snapshot: since the last snapshot "

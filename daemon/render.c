@@ -68,6 +68,9 @@ master_json(const struct view *v)
 	    v->ha_snap_last_ok > 0 ? json_real(v->ha_snap_last_ok) : json_null(), "age_s", v->ha_snap_last_ok > 0 ?
 	    json_real(wall_now() - v->ha_snap_last_ok) : json_null(), "last_error", v->ha_snap_error ?
 	    json_string(v->ha_snap_error) : json_null()));
+	if (v->warm_on)
+		json_object_set_new(json_object_get(m, "snapshot"), "last_good", !v->warm_good[0] ? json_null() :
+		    json_pack("{s:s, s:I}", "id", v->warm_good, "bytes", (json_int_t)v->warm_good_bytes));
 	json_object_set_new(m, "stall", v->stall_why ? json_pack("{s:f, s:s}", "for_s", v->stall_s, "reason",
 	    v->stall_why) : json_null());
 	json_object_set_new(m, "ports", json_pack("{s:i, s:i, s:i}", "rpc", (int)v->ports[VIEW_RPC],

@@ -290,6 +290,7 @@ readiness_of(struct view *v, int stopping)
 	f.master_pid = v->master_pid;
 	f.master_restarts = v->master_restarts;
 	ha_words(v, &f.ha_role, &f.ha_wait);
+	f.master_restore = v->warm_on ? v->warm_restore : NULL;
 	f.master_stalled = v->stall_why;
 	f.master_node = v->master_node;
 	f.follow_state = v->follow_state;

@@ -114,6 +114,8 @@ struct view {
 	const char		*warm_dir, *warm_restore, *warm_restore_what;
 	long			 warm_interval_s;
 	unsigned		 warm_unusable;
+	const char		*warm_good;	/* the last good snapshot kept ("" none) and its bytes */
+	long long		 warm_good_bytes;
 	/* Redis HA: the leases of its dead masters the sidecar released (daemon/halease.c) */
 	int			 ha_lease_on;
 	unsigned long		 ha_lease_released, ha_lease_gone, ha_lease_failed;

@@ -19,6 +19,7 @@ struct warm {
 	char	*catalog;	/* <dir>/mooncake_master_snapshot/<cluster> */
 	char	*keep;		/* <dir>/last-good */
 	char	 good[128];	/* the id kept there, "" none */
+	long long good_bytes;
 };
 
 /* Is the id a plain name (no path in it)? */
@@ -28,12 +29,14 @@ plain(const char *id)
 	return id[0] != '\0' && id[0] != '.' && strchr(id, '/') == NULL && strlen(id) < 100;
 }
 
-/* Every part of the snapshot in dir there and not empty: 0, or -1 with why. */
+/* Every part of the snapshot in dir there and not empty: 0 (bytes: their sum, when not NULL), or -1
+ * with why. */
 static int
-complete(const char *dir, char *why, size_t len)
+complete(const char *dir, char *why, size_t len, long long *bytes)
 {
 	char p[4096];
 	struct stat st;
+	long long sum = 0;
 	for (int i = 0; parts[i] != NULL; i++) {
 		snprintf(p, sizeof p, "%s/%s", dir, parts[i]);
 		if (stat(p, &st) != 0) {
@@ -44,7 +47,10 @@ complete(const char *dir, char *why, size_t len)
 			snprintf(why, len, "%s is empty (the master wrote nothing: a full disk?)", parts[i]);
 			return -1;
 		}
+		sum += st.st_size;
 	}
+	if (bytes != NULL)
+		*bytes = sum;
 	return 0;
 }
 
@@ -120,12 +126,13 @@ int
 warm_persisted(struct warm *w, const char *id, char *why, size_t len)
 {
 	char snap[4096], kept[4096], old[4096];
+	long long bytes = 0;
 	if (!plain(id)) {
 		snprintf(why, len, "no snapshot id in its line");
 		return -1;
 	}
 	snprintf(snap, sizeof snap, "%s/%s", w->catalog, id);
-	if (complete(snap, why, len) != 0)
+	if (complete(snap, why, len, &bytes) != 0)
 		return -1;
 	snprintf(kept, sizeof kept, "%s/%s", w->keep, id);
 	if (link_parts(snap, kept, old, sizeof old) != 0) {
@@ -137,6 +144,7 @@ warm_persisted(struct warm *w, const char *id, char *why, size_t len)
 		remove_tree(old);
 	}
 	snprintf(w->good, sizeof w->good, "%.100s", id);
+	w->good_bytes = bytes;
 	return 0;
 }
 
@@ -151,7 +159,7 @@ put_back(struct warm *w, char *what, size_t len)
 		text[--n] = '\0';
 	if (text != NULL && plain(text)) {
 		snprintf(snap, sizeof snap, "%s/%s", w->catalog, text);
-		if (complete(snap, why, sizeof why) == 0) {
+		if (complete(snap, why, sizeof why, NULL) == 0) {
 			free(text);
 			return 0;	/* the master restores it */
 		}
@@ -163,7 +171,7 @@ put_back(struct warm *w, char *what, size_t len)
 	}
 	snprintf(kept, sizeof kept, "%s/%s", w->keep, w->good);
 	snprintf(snap, sizeof snap, "%s/%s", w->catalog, w->good);
-	if (complete(kept, what, len) != 0 || link_parts(kept, snap, what, len) != 0) {
+	if (complete(kept, what, len, NULL) != 0 || link_parts(kept, snap, what, len) != 0) {
 		free(text);
 		return -1;
 	}
@@ -191,4 +199,11 @@ warm_prepare(struct warm *w)
 	if ((rc = put_back(w, what, sizeof what)) != 0)
 		log_msg(rc > 0 ? LOG_LVL_WARN : LOG_LVL_ERR, "mooncake_master: %s%s", rc > 0 ? "" :
 		    "the last good snapshot could not be put back for the restore: ", what);
+}
+
+const char *
+warm_good(const struct warm *w, long long *bytes)
+{
+	*bytes = w != NULL ? w->good_bytes : 0;
+	return w != NULL ? w->good : "";
 }

@@ -21,6 +21,8 @@ struct warm	*warm_new(const char *dir, const char *cluster);
 void		 warm_free(struct warm *);
 /* The master says it persisted snapshot id: 0 good (kept as the last good one), or -1 with why. */
 int		 warm_persisted(struct warm *, const char *id, char *why, size_t);
+/* The last good snapshot kept: its id ("" none) and its bytes on disk. */
+const char	*warm_good(const struct warm *, long long *bytes);
 /* Before a start (NULL: none): the directory made, and when the latest snapshot is not good and a
  * good one is kept, that one put back; each said in the log. */
 void		 warm_prepare(struct warm *);

@@ -60,7 +60,10 @@ S0=$(snap persisted)
 wait_for 20 eval '[ "$(snap persisted)" -gt $((S0 + 1)) ]' || fail "no snapshot after the puts: $(adm /status | "$TESTKIT" json-get /dev/stdin master.snapshot)"
 [ -n "$(snap last_persisted)" ] && [ "$(sidecar_metric "$SIDE" 'mooncake_sidecar_master_snapshots_total{outcome="persisted"}')" -ge 1 ] ||
     fail "/metrics does not count the snapshot"
-pass "$N keys stored, then a snapshot persisted ($(snap persisted) so far, /status and /metrics count them)"
+BYTES=$(snap last_good.bytes)
+[ "${BYTES:-0}" -gt 0 ] && [ -d "$SNAP/last-good/$(snap last_good.id)" ] &&
+    [ "$(sidecar_metric "$SIDE" mooncake_sidecar_master_snapshot_bytes)" -gt 0 ] || fail "no last good snapshot: $(adm /status | "$TESTKIT" json-get /dev/stdin master.snapshot)"
+pass "$N keys stored, then a snapshot persisted ($(snap persisted) so far, /status and /metrics count them; the last good one, $BYTES bytes, kept in last-good/)"
 
 M=$(master_pid w)
 KILL=$(now_ms)
@@ -70,6 +73,8 @@ wait_for 20 eval '[ "$(master_pid w)" != "$M" ] && [ "$(snap last_start)" = rest
 READY_MS=$(( $(now_ms) - KILL ))
 FROM=$(snap restored_from)
 grep -q "mooncake_master: restored from the snapshot $FROM" "$SC_OUT" || fail "the log does not say it restored $FROM"
+wait_for 5 grep_q "$NOTIFY_OUT" "STATUS=master ready (gen [0-9]*, pid $(master_pid w), 1 restart, restored)" ||
+    fail "STATUS= does not say restored: $(grep STATUS= "$NOTIFY_OUT" | tail -1)"
 [ "$(sidecar_metric "$SIDE" mooncake_sidecar_master_restored)" = 1 ] || fail "mooncake_sidecar_master_restored is not 1"
 FOUND=$(recheck "$KEEPER" "$T/keeper.out" $N)
 [ "$FOUND" = $N ] || fail "the same client found $FOUND of $N keys after the restore"

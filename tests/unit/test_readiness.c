@@ -96,31 +96,38 @@ START_TEST(test_table_complete)
 END_TEST
 
 /* The master's own states, on a node with healthy workers and ready files. */
-static const struct { const char *state, *reason; int ready; const char *ha_role, *ha_wait, *stalled, *why, *line; } master[] = {
-	{ "ready", "", 1, NULL, NULL, NULL, "ready", "master ready (gen 3, pid 4242, 1 restart); 2/2 workers running" },
+static const struct { const char *state, *reason; int ready; const char *ha_role, *ha_wait, *stalled, *why, *line, *restore; } master[] = {
+	{ "ready", "", 1, NULL, NULL, NULL, "ready", "master ready (gen 3, pid 4242, 1 restart); 2/2 workers running", NULL },
 	{ "ready", "", 0, NULL, NULL, "the lock probe (/batch_query_keys) has not answered for 2.0 s",
 	  "not ready: master stalled (pid 4242): the lock probe (/batch_query_keys) has not answered for 2.0 s",
-	  "master stalled (pid 4242): the lock probe (/batch_query_keys) has not answered for 2.0 s; 2/2 workers running" },
+	  "master stalled (pid 4242): the lock probe (/batch_query_keys) has not answered for 2.0 s; 2/2 workers running", NULL },
 	{ "starting", "pid 4242", 0, NULL, NULL, NULL, "not ready: master starting (pid 4242, 1 restart)",
-	  "master starting (pid 4242, 1 restart); 2/2 workers running" },
+	  "master starting (pid 4242, 1 restart); 2/2 workers running", NULL },
 	{ "backoff", "exited with code 1; restarting in 200 ms", 0, NULL, NULL, NULL,
 	  "not ready: master backoff: exited with code 1; restarting in 200 ms",
-	  "master backoff: exited with code 1; restarting in 200 ms; 2/2 workers running" },
+	  "master backoff: exited with code 1; restarting in 200 ms; 2/2 workers running", NULL },
 	{ "fatal", "more than 5 starts in 60000 ms; not restarting (last: exited with code 3)", 0, NULL, NULL, NULL,
 	  "not ready: master fatal: more than 5 starts in 60000 ms; not restarting (last: exited with code 3)",
-	  "master fatal: more than 5 starts in 60000 ms; not restarting (last: exited with code 3); 2/2 workers running" },
-	{ "stopped", "", 0, NULL, NULL, NULL, "not ready: master stopped", "master stopped; 2/2 workers running" },
+	  "master fatal: more than 5 starts in 60000 ms; not restarting (last: exited with code 3); 2/2 workers running", NULL },
+	{ "stopped", "", 0, NULL, NULL, NULL, "not ready: master stopped", "master stopped; 2/2 workers running", NULL },
 	/* HA: ready once a leader serves, itself or the one it names; up but not ready while none does */
 	{ "ready", "", 1, "the HA leader", NULL, NULL, "ready",
-	  "master ready as the HA leader (gen 3, pid 4242, 1 restart); 2/2 workers running" },
+	  "master ready as the HA leader (gen 3, pid 4242, 1 restart); 2/2 workers running", NULL },
 	{ "ready", "", 1, "an HA standby of 127.0.0.2:50051", NULL, NULL, "ready",
-	  "master ready as an HA standby of 127.0.0.2:50051 (gen 3, pid 4242, 1 restart); 2/2 workers running" },
+	  "master ready as an HA standby of 127.0.0.2:50051 (gen 3, pid 4242, 1 restart); 2/2 workers running", NULL },
 	{ "ready", "", 0, NULL, "up as the HA leader, in warmup for 2.1 s", NULL,
 	  "not ready: master up as the HA leader, in warmup for 2.1 s (pid 4242)",
-	  "master up as the HA leader, in warmup for 2.1 s (pid 4242); 2/2 workers running" },
+	  "master up as the HA leader, in warmup for 2.1 s (pid 4242); 2/2 workers running", NULL },
 	{ "ready", "", 0, NULL, "up as an HA standby that names no leader (ha_state starting, for 1.0 s)", NULL,
 	  "not ready: master up as an HA standby that names no leader (ha_state starting, for 1.0 s) (pid 4242)",
-	  "master up as an HA standby that names no leader (ha_state starting, for 1.0 s) (pid 4242); 2/2 workers running" },
+	  "master up as an HA standby that names no leader (ha_state starting, for 1.0 s) (pid 4242); 2/2 workers running", NULL },
+	/* master.snapshot: how its start went, once it is ready */
+	{ "ready", "", 1, NULL, NULL, NULL, "ready", "master ready (gen 3, pid 4242, 1 restart, restored); 2/2 workers running",
+	  "restored" },
+	{ "ready", "", 1, NULL, NULL, NULL, "ready", "master ready (gen 3, pid 4242, 1 restart, cold); 2/2 workers running",
+	  "cold" },
+	{ "starting", "pid 4242", 0, NULL, NULL, NULL, "not ready: master starting (pid 4242, 1 restart)",
+	  "master starting (pid 4242, 1 restart); 2/2 workers running", "cold" },
 };
 
 START_TEST(test_master_states)
@@ -134,6 +141,7 @@ START_TEST(test_master_states)
 	f.master_restarts = 1;
 	f.ha_role = master[_i].ha_role;
 	f.ha_wait = master[_i].ha_wait;
+	f.master_restore = master[_i].restore;
 	ck_assert_int_eq(readiness(&f, why, sizeof why), master[_i].ready);
 	ck_assert_str_eq(why, master[_i].why);
 	readiness_status_line(&f, line, sizeof line);
