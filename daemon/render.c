@@ -6,6 +6,18 @@
 #include "clock.h"
 #include "render.h"
 
+
+/* The master's snapshots as its log tells them (an HA leader's, or master.snapshot's). */
+static json_t *
+snapshots_json(const struct view *v)
+{
+	return json_pack("{s:I, s:I, s:I, s:o, s:o, s:o}", "persisted", (json_int_t)v->ha_snap_ok, "failed",
+	    (json_int_t)v->ha_snap_failed, "failing_for", (json_int_t)v->ha_snap_failing, "last_persisted",
+	    v->ha_snap_last_ok > 0 ? json_real(v->ha_snap_last_ok) : json_null(), "age_s", v->ha_snap_last_ok > 0 ?
+	    json_real(wall_now() - v->ha_snap_last_ok) : json_null(), "last_error", v->ha_snap_error ?
+	    json_string(v->ha_snap_error) : json_null());
+}
+
 static json_t *
 master_json(const struct view *v)
 {
@@ -36,41 +48,37 @@ master_json(const struct view *v)
 	} else
 		json_object_set_new(m, "ready_since", json_null());
 	if (v->ha_on) {
-		json_t *snap = json_pack("{s:I, s:I, s:I, s:o, s:o, s:o}", "persisted", (json_int_t)v->ha_snap_ok,
-		    "failed", (json_int_t)v->ha_snap_failed, "failing_for", (json_int_t)v->ha_snap_failing,
-		    "last_persisted", v->ha_snap_last_ok > 0 ? json_real(v->ha_snap_last_ok) : json_null(),
-		    "age_s", v->ha_snap_last_ok > 0 ? json_real(wall_now() - v->ha_snap_last_ok) : json_null(),
-		    "last_error", v->ha_snap_error ? json_string(v->ha_snap_error) : json_null());
-		json_object_set_new(m, "ha", json_pack("{s:s, s:s, s:f, s:f, s:o, s:b, s:s, s:b, s:o, s:o}", "phase", v->ha_phase,
-		    "ha_state", v->ha_state, "for_s", v->ha_phase_s, "since", v->ha_since, "leader", v->ha_leader[0] ? json_string(v->ha_leader) :
-		    json_null(), "leader_serving", v->ha_leader_serving, "leader_detail", v->ha_leader_detail,
-		    "serving_leader", v->ha_serving_leader, "problem", v->ha_problem ? json_string(v->ha_problem) :
-		    json_null(), "snapshots", snap));
-		if (v->ha_lease_on)
-			json_object_set_new(json_object_get(m, "ha"), "lease_releases", json_pack("{s:I, s:I, s:I, s:o, s:o}",
-			    "released", (json_int_t)v->ha_lease_released, "none_left", (json_int_t)v->ha_lease_gone,
-			    "failed", (json_int_t)v->ha_lease_failed, "last_ms", v->ha_lease_released + v->ha_lease_gone +
+		json_t *ha = json_pack("{s:s, s:s, s:f, s:f, s:o, s:b, s:s, s:b, s:o, s:o}", "phase", v->ha_phase,
+		    "ha_state", v->ha_state, "for_s", v->ha_phase_s, "since", v->ha_since, "leader", v->ha_leader[0] ?
+		    json_string(v->ha_leader) : json_null(), "leader_serving", v->ha_leader_serving, "leader_detail",
+		    v->ha_leader_detail, "serving_leader", v->ha_serving_leader, "problem", v->ha_problem ?
+		    json_string(v->ha_problem) : json_null(), "snapshots", snapshots_json(v));
+		if (v->ha_lease_on) {
+			json_object_set_new(ha, "lease_releases", json_pack("{s:I, s:I, s:I, s:o, s:o}", "released",
+			    (json_int_t)v->ha_lease_released, "none_left", (json_int_t)v->ha_lease_gone, "failed",
+			    (json_int_t)v->ha_lease_failed, "last_ms", v->ha_lease_released + v->ha_lease_gone +
 			    v->ha_lease_failed ? json_real(v->ha_lease_last_ms) : json_null(), "last_error",
 			    v->ha_lease_error ? json_string(v->ha_lease_error) : json_null()));
-		if (v->ha_lease_on)
-			json_object_set_new(json_object_get(m, "ha"), "switchover", v->ha_sw_state == NULL ? json_null() :
+			json_object_set_new(ha, "switchover", v->ha_sw_state == NULL ? json_null() :
 			    json_pack("{s:s, s:s, s:o, s:f, s:o}", "state", v->ha_sw_state, "from", v->ha_sw_from, "to",
 			    v->ha_sw_to ? json_string(v->ha_sw_to) : json_null(), "for_ms", v->ha_sw_took_ms, "message",
 			    v->ha_sw_msg ? json_string(v->ha_sw_msg) : json_null()));
+		}
+		json_object_set_new(m, "ha", ha);
 	} else
 		json_object_set_new(m, "ha", json_null());
-	json_object_set_new(m, "snapshot", !v->warm_on ? json_null() : json_pack("{s:s, s:I, s:o, s:o, s:I, s:I, s:I, "
-	    "s:I, s:o, s:o, s:o}", "dir", v->warm_dir, "interval_s", (json_int_t)v->warm_interval_s, "last_start",
-	    v->warm_restore ? json_string(v->warm_restore) : json_null(), "restored_from", v->warm_restore &&
-	    strcmp(v->warm_restore, "restored") == 0 ? json_string(v->warm_restore_what) : json_null(),
-	    "unusable", (json_int_t)v->warm_unusable, "persisted", (json_int_t)v->ha_snap_ok, "failed",
-	    (json_int_t)v->ha_snap_failed, "failing_for", (json_int_t)v->ha_snap_failing, "last_persisted",
-	    v->ha_snap_last_ok > 0 ? json_real(v->ha_snap_last_ok) : json_null(), "age_s", v->ha_snap_last_ok > 0 ?
-	    json_real(wall_now() - v->ha_snap_last_ok) : json_null(), "last_error", v->ha_snap_error ?
-	    json_string(v->ha_snap_error) : json_null()));
-	if (v->warm_on)
-		json_object_set_new(json_object_get(m, "snapshot"), "last_good", !v->warm_good[0] ? json_null() :
-		    json_pack("{s:s, s:I}", "id", v->warm_good, "bytes", (json_int_t)v->warm_good_bytes));
+	if (v->warm_on) {
+		/* the same counts as an HA leader's snapshots, with what the restore and the checks add */
+		json_t *w = snapshots_json(v);
+		json_object_update_new(w, json_pack("{s:s, s:I, s:o, s:o, s:I, s:o}", "dir", v->warm_dir, "interval_s",
+		    (json_int_t)v->warm_interval_s, "last_start", v->warm_restore ? json_string(v->warm_restore) :
+		    json_null(), "restored_from", v->warm_restore && strcmp(v->warm_restore, "restored") == 0 ?
+		    json_string(v->warm_restore_what) : json_null(), "unusable", (json_int_t)v->warm_unusable,
+		    "last_good", !v->warm_good[0] ? json_null() : json_pack("{s:s, s:I}", "id", v->warm_good, "bytes",
+		    (json_int_t)v->warm_good_bytes)));
+		json_object_set_new(m, "snapshot", w);
+	} else
+		json_object_set_new(m, "snapshot", json_null());
 	json_object_set_new(m, "stall", v->stall_why ? json_pack("{s:f, s:s}", "for_s", v->stall_s, "reason",
 	    v->stall_why) : json_null());
 	json_object_set_new(m, "ports", json_pack("{s:i, s:i, s:i}", "rpc", (int)v->ports[VIEW_RPC],
