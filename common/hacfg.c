@@ -143,12 +143,17 @@ hacfg_resolve(struct hacfg *c, struct strv *errs)
 }
 
 const char *
+hacfg_env(const struct kvlist *env, const char *name)
+{
+	const char *v = kvlist_get(env, name);
+	return v != NULL ? v : getenv(name);
+}
+
+const char *
 hacfg_cluster_id(char *const *args, const struct kvlist *env)
 {
 	const char *v = workerenv_gflag(args, "cluster_id", 0);
 	if (v == NULL || v[0] == '\0')
-		v = kvlist_get(env, "MC_STORE_CLUSTER_ID");
-	if (v == NULL || v[0] == '\0')
-		v = getenv("MC_STORE_CLUSTER_ID");
+		v = hacfg_env(env, "MC_STORE_CLUSTER_ID");
 	return v != NULL && v[0] != '\0' ? v : "mooncake_cluster";	/* include/types.h */
 }

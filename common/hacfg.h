@@ -26,6 +26,8 @@ struct hacfg {
 };
 
 void	hacfg_resolve(struct hacfg *, struct strv *errs);
+/* What the master sees of name: env (master.env) over the sidecar's environment. */
+const char *hacfg_env(const struct kvlist *env, const char *name);
 /* The cluster id the master names its snapshots and its Redis keys by: --cluster_id, else
  * MC_STORE_CLUSTER_ID in env or the environment, else 0.3.12's DEFAULT_CLUSTER_ID. */
 const char *hacfg_cluster_id(char *const *args, const struct kvlist *env);

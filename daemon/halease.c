@@ -19,6 +19,7 @@
 #include "xalloc.h"
 
 #define REDIS_TIMEOUT_MS	1000
+#define LEARN_RETRY_S		1
 
 /* Delete the lease only while the token is the one given: never a lease a newer leader holds. */
 static const char release_script[] =
@@ -54,6 +55,8 @@ struct halease {
 	unsigned		 token_spawn;
 	unsigned		 asking;	/* a learn in flight for this spawn, 0 none */
 	unsigned		 exited;	/* the last process seen gone */
+	struct event		*retry;		/* a learn Redis did not answer, asked again */
+	unsigned		 retry_spawn;
 	struct op		*ops;
 	struct {	/* the last switchover */
 		int		 state;		/* enum sw_state */
@@ -72,17 +75,12 @@ struct halease {
 	} st;
 };
 
-static const char *
-env_of(const struct cfg *c, const char *name)
-{
-	const char *v = kvlist_get(&c->master.env, name);
-	return v != NULL ? v : getenv(name);
-}
+static void learn_again(evutil_socket_t, short, void *);
 
 struct halease *
 halease_new(struct event_base *base, const struct cfg *c, char **args, char *err, size_t len)
 {
-	const char *type = workerenv_gflag(args, "ha_backend_type", 0), *conn, *addr, *cluster, *db;
+	const char *type = workerenv_gflag(args, "ha_backend_type", 0), *conn, *addr, *cluster, *db, *user, *password;
 	char host[320], name[300], *h;
 	struct halease *l;
 	int port;
@@ -125,11 +123,15 @@ halease_new(struct event_base *base, const struct cfg *c, char **args, char *err
 		free(tag);
 	}
 	l->self = xasprintf("%s:%ld", addr, c->master.rpc_port);
-	l->user = xstrdup(env_of(c, "MC_REDIS_USERNAME") ? env_of(c, "MC_REDIS_USERNAME") : "");
-	l->password = xstrdup(env_of(c, "MC_REDIS_PASSWORD") ? env_of(c, "MC_REDIS_PASSWORD") : "");
-	db = env_of(c, "MC_REDIS_DB_INDEX");
+	/* as the master authenticates and selects (ha/common/redis/redis_connection.cpp) */
+	user = hacfg_env(&c->master.env, "MC_REDIS_USERNAME");
+	password = hacfg_env(&c->master.env, "MC_REDIS_PASSWORD");
+	db = hacfg_env(&c->master.env, "MC_REDIS_DB_INDEX");
+	l->user = xstrdup(user != NULL ? user : "");
+	l->password = xstrdup(password != NULL ? password : "");
 	l->db = db != NULL ? atoi(db) : 0;
 	l->base = base;
+	l->retry = evtimer_new(base, learn_again, l);
 	return l;
 }
 
@@ -160,6 +162,11 @@ op_done(struct op *o, const struct resp_reply *r)
 		    r->elem[1].type != RESP_BULK || r->elem[1].len == 0 || r->elem[1].len >= sizeof l->token) {
 			log_debug("mooncake_master: its lease in Redis not learned: %s", r == NULL ? o->why :
 			    "the lease is not this master's");
+			if (r == NULL && l->exited != o->spawn) {	/* Redis did not answer: again in a second */
+				struct timeval tv = { LEARN_RETRY_S, 0 };
+				l->retry_spawn = o->spawn;
+				evtimer_add(l->retry, &tv);
+			}
 			break;
 		}
 		memcpy(l->token, r->elem[1].s, r->elem[1].len);
@@ -304,6 +311,16 @@ op_send(struct halease *l, int kind, int argc, const char *const *argv)
 	evtimer_add(o->timer, &tv);
 	free(b.p);
 	return o;
+}
+
+static void
+learn_again(evutil_socket_t fd, short what, void *arg)
+{
+	struct halease *l = arg;
+	(void)fd;
+	(void)what;
+	if (l->exited != l->retry_spawn)
+		halease_learn(l, l->retry_spawn);
 }
 
 void
@@ -456,6 +473,7 @@ halease_free(struct halease *l)
 		op_free(l->ops);
 	if (l->sw.tick != NULL)
 		event_free(l->sw.tick);
+	event_free(l->retry);
 	free(l->key);
 	free(l->self);
 	free(l->user);
