@@ -35,7 +35,7 @@ if [ -n "$client" ]; then
 	mkdir -p "$DEMO_RUN_DIR"
 	# their lines, until the sidecar (which this shell becomes) exits
 	tail -q -F --pid=$$ -n 0 "$DEMO_RUN_DIR/localhost_agg_w0.log" "$DEMO_RUN_DIR/localhost_agg_w1.log" 2>/dev/null |
-	    grep --line-buffered -E '^(config|setup|put|get|done)' | sed -u 's/^/  [worker] /' &
+	    grep --line-buffered -E '^(config|setup|put|get|done|old key)' | sed -u 's/^/  [worker] /' &
 fi
 cat <<TXT
 
@@ -48,8 +48,10 @@ In another terminal, try:
   curl -s http://127.0.0.1:9103/readyz                  # ready, or 503 with the reason
   curl -s http://127.0.0.1:9103/metrics | head          # the sidecar's metrics, then the master's
   $build/daemon/mooncake-sidecar --status               # a summary, like systemctl status
-  kill -9 \$(cat $DEMO_RUN_DIR/mooncake_master.pid)      # the sidecar restarts it within ~100 ms
-                                                        # (with the store client: its puts fail, then work again)
+  kill -9 \$(cat $DEMO_RUN_DIR/mooncake_master.pid)      # the sidecar restarts it within ~100 ms, restoring
+                                                        # its last snapshot (every 5 s, master.snapshot)
+                                                        # (with the store client: its puts fail, then work
+                                                        # again, and its first key is still there)
   cat $DEMO_RUN_DIR/mooncake.env                        # what workers read
   cat $DEMO_RUN_DIR/worker-7500.env | grep -E 'CUDA|MOONCAKE'   # what worker 0 got
   tail -f $DEMO_RUN_DIR/mooncake_master.log $DEMO_RUN_DIR/localhost_agg_w0.log

@@ -49,6 +49,9 @@ fi
     "$top_builddir/daemon/mooncake-sidecar" --status | grep -q "master: ready, pid $MP" &&
     grep -q '^MOONCAKE_MASTER="127.0.0.1:50051"$' "$D/mooncake.env" || fail "the demo's suggested commands"
 pass "the commands the demo suggests answer: /status, /health (the master's own), /role, /readyz, /metrics, --status, mooncake.env"
+# master.snapshot (conf/demo.json): two snapshots before the kill, so that the workers' first keys are in one
+snaps() { curl -s http://127.0.0.1:9103/status | "$TESTKIT" json-get /dev/stdin master.snapshot.persisted 2>/dev/null; }
+wait_for 30 eval '[ "$(snaps)" -ge 2 ]' || fail "the demo's master took no snapshot: $(curl -s http://127.0.0.1:9103/status | "$TESTKIT" json-get /dev/stdin master.snapshot)"
 L=$(wc -l <"$T/sidecar-demo.out")
 kill -KILL "$MP"
 # ready again with another master (the old one's /readyz may still answer until its death is seen)
@@ -58,7 +61,10 @@ again() {
 	    [ "$(curl -s http://127.0.0.1:9103/readyz)" = ready ]
 }
 wait_for 20 again || fail "not ready again with a new master after kill -9: pid file ${MP2:-absent}"
-pass "kill -9 of the real master as the demo suggests: a new one (pid $MP2) is ready"
+[ "$(curl -s http://127.0.0.1:9103/status | "$TESTKIT" json-get /dev/stdin master.snapshot.last_start)" = restored ] ||
+    fail "the demo's master did not restore its snapshot: $(curl -s http://127.0.0.1:9103/status | "$TESTKIT" json-get /dev/stdin master.snapshot)"
+pass "kill -9 of the real master as the demo suggests: a new one (pid $MP2) is ready, restored from its snapshot"
+
 if [ "$CLIENTS" = 1 ]; then
 	# Once the new master is ready, the workers store again: a put and then a get that succeed in lines
 	# written after that. A put in flight across the kill may fail or may be retried by the store client
@@ -70,7 +76,10 @@ if [ "$CLIENTS" = 1 ]; then
 	}
 	wait_for 30 stored || fail "the workers did not store again with the new master: $(tail -5 "$T/sidecar-demo.out")"
 	NF=$(tail -n +"$((L + 1))" "$T/sidecar-demo.out" | grep -c '^  \[worker\] put .* error rc=')
-	pass "the workers put and get again with the new master, in the demo's output ($NF put(s) failed while it was down)"
+	kept() { [ "$(tail -n +"$((L + 1))" "$T/sidecar-demo.out" | grep -c '^  \[worker\] old key=w750[01]-0 kept after the store came back')" -ge 1 ]; }
+	wait_for 20 kept || fail "the demo does not say the workers' old keys were kept: $(tail -n +"$((L + 1))" "$T/sidecar-demo.out" | grep 'old key' | head -2)"
+	grep -q '^  \[worker\] old key=.* lost' "$T/sidecar-demo.out" && fail "a worker's old key was lost: $(grep 'old key' "$T/sidecar-demo.out")"
+	pass "the workers put and get again with the new master, in the demo's output ($NF put(s) failed while it was down), and say their first key was kept: $(grep -m1 'old key' "$T/sidecar-demo.out" | sed 's/^ *//')"
 fi
 WP="$(cat "$D"/worker-7500.pid) $(cat "$D"/worker-7501.pid)"
 kill -INT "$DP"

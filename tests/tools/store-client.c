@@ -14,7 +14,9 @@
  *   --prefix P       key prefix (default: <local hostname>-<pid>)
  *   --get KEY:SIZE   only read KEY (put by another client with this tool) and check it
  *   --size BYTES     with --ops: every value BYTES long (1..8 MiB; default: 1 KiB to 8 MiB in turn)
- *   --keep           leave the keys in the store (default: removed at the end)
+ *   --keep           leave the keys in the store (default: removed at the end); with --loop, once
+ *                    a put works again after failing, read the first key again ("old key=K kept"
+ *                    or "lost": did the store keep it across the master's restart?)
  *   --stay           after the operations, keep the client (and the segment it mounted) until
  *                    SIGINT or SIGTERM: a worker holding its share of the store; on SIGUSR2 it
  *                    reads its keys again (after a failover: does the store still know them?)
@@ -355,7 +357,7 @@ main(int argc, char **argv)
 	static const size_t sizes[] = { 1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 8 << 20 };
 	const char *dir = NULL, *prefix = NULL, *get = NULL;
 	long ops = 8, loop_ms = 0, wait_ms = -1, retry_ms = 0, fixed = 0;
-	int keep = 0, stay = 0, failed = 0;
+	int keep = 0, stay = 0, failed = 0, down = 0;
 	char key[512], pfx[300];
 	struct params p;
 	mooncake_store_t s;
@@ -449,8 +451,18 @@ main(int argc, char **argv)
 			size_t size = sizes[i % 4];
 			snprintf(key, sizeof key, "%s-%ld", pfx, i);
 			fill(a, size, key);
-			if (put_one(s, key, a, size, 0) == 0)
+			if (put_one(s, key, a, size, 0) == 0) {
 				get_check(s, key, size, b, a);
+				/* --keep: once it stores again after failing, is its first key still there? */
+				if (keep && down && i > 0) {
+					snprintf(key, sizeof key, "%s-0", pfx);
+					fill(a, sizes[0], key);
+					printf("old key=%s %s after the store came back\n", key,
+					    get_check(s, key, sizes[0], b, a) == 0 ? "kept" : "lost");
+				}
+				down = 0;
+			} else
+				down = 1;
 			if (!keep)
 				mc.remove(s, key, 0);
 			pause_ms(loop_ms);
