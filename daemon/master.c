@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <limits.h>
 #include <string.h>
-#include <jansson.h>
 #include <signal.h>
 #include <unistd.h>
 #include "clock.h"
@@ -18,6 +17,7 @@
 #include "stall.h"
 #include "workerenv.h"
 #include "master.h"
+#include "masterflags.h"
 #include "halease.h"
 #include "masterha.h"
 #include "view.h"
@@ -145,6 +145,8 @@ metrics_answered(const struct httpc_response *r, void *arg)
 	struct master *m = arg;
 	double ping, clients, now = mono_now();
 	m->metrics_req = NULL;
+	if (r->outcome == HTTPC_OK && r->status == 200 && !m->ping_seen)
+		mha_first_metrics(&m->h, r->body, r->len);	/* a restored master's keys */
 	if (r->outcome != HTTPC_OK || r->status != 200 ||
 	    stall_metric(r->body, r->len, "master_ping_requests_total", &ping) != 0 ||
 	    stall_metric(r->body, r->len, "master_active_clients", &clients) != 0)
@@ -209,24 +211,6 @@ master_targets(const struct cfg *cfg, struct httpc_target *t, char *err, size_t 
 	return 0;
 }
 
-char **
-master_argv(const struct cfg *cfg)
-{
-	struct strv sv = { 0 };
-	for (char **a = cfg->master.command; *a != NULL; a++)
-		strv_push(&sv, *a);
-	strv_pushf(&sv, "--rpc_port=%ld", cfg->master.rpc_port);
-	if (cfg->master.http_metadata_port != 0) {
-		strv_push(&sv, "--enable_http_metadata_server=true");
-		strv_pushf(&sv, "--http_metadata_server_port=%ld", cfg->master.http_metadata_port);
-	}
-	strv_push(&sv, "--enable_metric_reporting=true");
-	strv_pushf(&sv, "--metrics_port=%ld", cfg->master.metrics_port);
-	for (char **a = cfg->master.extra_args; *a != NULL; a++)
-		strv_push(&sv, *a);
-	return sv.v;
-}
-
 static int
 port_of(const struct master *m, int idx)
 {
@@ -235,25 +219,6 @@ port_of(const struct master *m, int idx)
 	case PROBE_METADATA: return (int)m->cfg->master.http_metadata_port;
 	default: return (int)m->cfg->master.metrics_port;
 	}
-}
-
-int
-command_path(const char *cmd, char *out, size_t len)
-{
-	const char *path = getenv("PATH");
-	char *copy, *dir, *save = NULL;
-	int found = 0;
-	if (strchr(cmd, '/') != NULL) {
-		snprintf(out, len, "%s", cmd);
-		return access(cmd, X_OK) == 0 ? 0 : -1;
-	}
-	copy = xstrdup(path ? path : "/usr/local/bin:/usr/bin:/bin");
-	for (dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
-		snprintf(out, len, "%s/%s", *dir ? dir : ".", cmd);
-		found = access(out, X_OK) == 0;
-	}
-	free(copy);
-	return found ? 0 : -1;
 }
 
 /* Before each spawn: the command exists and the three ports are free. */
@@ -545,6 +510,8 @@ master_changed(struct child *c, int old)
 			struct timeval tv = ms_tv(m->cfg->master.lock_probe_interval_ms);
 			evtimer_add(m->stall_timer, &tv);
 		}
+		if (m->cfg->master.snapshot && m->metrics_req == NULL)	/* its keys now, not at the first tick */
+			m->metrics_req = httpc_get(m->metrics_h, "/metrics", READINESS_PROBE_TIMEOUT_MS, metrics_answered, m);
 	}
 	/* a leader that ended leaves its lease in Redis: released now, not after it lapses */
 	if ((old == CHILD_STARTING || old == CHILD_READY || old == CHILD_STOPPING) &&
@@ -762,6 +729,7 @@ master_view(const struct master *m, struct view *v)
 	v->warm_restore = ha.restore == MH_RESTORED ? "restored" : ha.restore == MH_RESTORE_FRESH ? "cold" : NULL;
 	v->warm_restore_what = view_str(v, ha.restore_what);
 	v->warm_unusable = ha.restore_unusable;
+	v->warm_keys = ha.restore_keys;
 	v->warm_good = view_str(v, warm_good(m->warm, &v->warm_good_bytes));
 }
 

@@ -46,11 +46,7 @@ struct halease	*master_lease(const struct master *);
 struct stall_out;
 const struct stall_out *master_stall(const struct master *);
 unsigned long	 master_stalls(const struct master *);	/* how many began since the sidecar started */
-/* The argv the master is started with (command, port flags, extra_args). */
-char		**master_argv(const struct cfg *);
 /* Where the probes connect, by port (PROBE_*): the bind address from extra_args (loopback for a
  * wildcard), resolved. Blocking: before the loop. Returns -1 with err naming the key. */
 int		 master_targets(const struct cfg *, struct httpc_target *, char *, size_t);
-/* Where execvp finds cmd (PATH, or cmd itself when it has a slash), into out: 0, or -1. */
-int		 command_path(const char *cmd, char *out, size_t);
 #endif

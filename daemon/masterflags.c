@@ -2,7 +2,8 @@
  * The master's flags, checked against the binary before anything starts: gflags aborts a program
  * on an unknown flag or a value of the wrong type, so an extra_args written for another Mooncake
  * version would otherwise be found only as a crash loop on the head node. The binary is asked once
- * (--helpxml, --version) and its answer cached by its path, size and mtime.
+ * (--helpxml, --version) and its answer cached by its path, size and mtime. The argv the master
+ * runs with and where its command is found are here too.
  */
 #include "config.h"
 #include <errno.h>
@@ -22,7 +23,6 @@
 #include "gflags.h"
 #include "log.h"
 #include "child.h"
-#include "master.h"
 #include "masterflags.h"
 #include "xalloc.h"
 
@@ -229,4 +229,41 @@ master_flags_check(const struct cfg *c, int may_ask, struct strv *errs, struct s
 	free(own);
 	strv_freev(argv);
 	gflags_free(&g);
+}
+
+char **
+master_argv(const struct cfg *cfg)
+{
+	struct strv sv = { 0 };
+	for (char **a = cfg->master.command; *a != NULL; a++)
+		strv_push(&sv, *a);
+	strv_pushf(&sv, "--rpc_port=%ld", cfg->master.rpc_port);
+	if (cfg->master.http_metadata_port != 0) {
+		strv_push(&sv, "--enable_http_metadata_server=true");
+		strv_pushf(&sv, "--http_metadata_server_port=%ld", cfg->master.http_metadata_port);
+	}
+	strv_push(&sv, "--enable_metric_reporting=true");
+	strv_pushf(&sv, "--metrics_port=%ld", cfg->master.metrics_port);
+	for (char **a = cfg->master.extra_args; *a != NULL; a++)
+		strv_push(&sv, *a);
+	return sv.v;
+}
+
+int
+command_path(const char *cmd, char *out, size_t len)
+{
+	const char *path = getenv("PATH");
+	char *copy, *dir, *save = NULL;
+	int found = 0;
+	if (strchr(cmd, '/') != NULL) {
+		snprintf(out, len, "%s", cmd);
+		return access(cmd, X_OK) == 0 ? 0 : -1;
+	}
+	copy = xstrdup(path ? path : "/usr/local/bin:/usr/bin:/bin");
+	for (dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
+		snprintf(out, len, "%s/%s", *dir ? dir : ".", cmd);
+		found = access(out, X_OK) == 0;
+	}
+	free(copy);
+	return found ? 0 : -1;
 }

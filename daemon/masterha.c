@@ -4,6 +4,7 @@
 #include "clock.h"
 #include "log.h"
 #include "mhealth.h"
+#include "stall.h"
 #include "workerenv.h"
 #include "masterha.h"
 
@@ -52,6 +53,7 @@ mha_spawned(struct mha *h)
 	h->restore = MH_RESTORE_NONE;
 	h->restore_what[0] = '\0';
 	h->restore_unusable = 0;
+	h->restore_keys = -1;
 }
 
 void
@@ -255,4 +257,17 @@ mha_get(const struct mha *h, int answered, struct master_ha *o)
 	o->restore = h->restore;
 	o->restore_what = h->restore_what;
 	o->restore_unusable = h->restore_unusable;
+	o->restore_keys = h->restore == MH_RESTORED ? h->restore_keys : -1;
+}
+
+void
+mha_first_metrics(struct mha *h, const char *body, size_t len)
+{
+	double keys;
+	if (h->restore == MH_RESTORED && h->restore_keys < 0 &&
+	    stall_metric(body, len, "master_key_count", &keys) == 0) {
+		h->restore_keys = keys;
+		log_notice("%s: %.0f keys restored", h->name, keys);
+		told(h);
+	}
 }

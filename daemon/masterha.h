@@ -37,6 +37,7 @@ struct master_ha {
 	int		 restore;	/* MH_RESTORE_*: NONE not said (yet) */
 	const char	*restore_what;	/* the snapshot restored, or the last unusable one and why */
 	unsigned	 restore_unusable;	/* candidates it could not use */
+	double		 restore_keys;	/* restored: its master_key_count at the first reading once ready; <0 not read */
 };
 
 struct mha {
@@ -66,6 +67,7 @@ struct mha {
 	int			 restore;
 	char			 restore_what[300];
 	unsigned		 restore_unusable;
+	double			 restore_keys;
 };
 
 void	 mha_init(struct mha *, struct event_base *, const char *name, int on, void (*changed)(void *), void *);
@@ -82,5 +84,7 @@ void	 mha_leader_probe(struct mha *);
 /* A chunk of its output: returns 1 when a line says its HA state changed (ask /health now). */
 int	 mha_output(struct mha *, const char *, size_t);
 int	 mha_standby(const struct mha *);
+/* Its first /metrics answer once ready: a restored master's key count is kept from it. */
+void	 mha_first_metrics(struct mha *, const char *body, size_t len);
 void	 mha_get(const struct mha *, int answered, struct master_ha *);
 #endif

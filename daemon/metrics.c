@@ -103,6 +103,10 @@ render_children(struct buf *b, const struct view *v)
 		gauge(b, "mooncake_sidecar_master_restored", "master.snapshot: 1 when the running master restored a "
 		    "snapshot at its start, 0 when it started cold (or has not said yet).", v->warm_restore != NULL &&
 		    strcmp(v->warm_restore, "restored") == 0);
+		if (v->warm_keys >= 0)
+			gauge(b, "mooncake_sidecar_master_keys_restored", "master.snapshot: the keys the running master "
+			    "held at the sidecar's first reading of its metrics after its restore (master_key_count).",
+			    v->warm_keys);
 	}
 	prom_family(b, "mooncake_sidecar_endpoints_generation",
 	    "The generation of endpoints.json (one more each time the master becomes ready).", "gauge");

@@ -11,6 +11,7 @@
 #include "addrs.h"
 #include "buf.h"
 #include "master.h"
+#include "masterflags.h"
 #include "log.h"
 #include "plan.h"
 #include "topology.h"

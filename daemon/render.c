@@ -70,10 +70,11 @@ master_json(const struct view *v)
 	if (v->warm_on) {
 		/* the same counts as an HA leader's snapshots, with what the restore and the checks add */
 		json_t *w = snapshots_json(v);
-		json_object_update_new(w, json_pack("{s:s, s:I, s:o, s:o, s:I, s:o}", "dir", v->warm_dir, "interval_s",
+		json_object_update_new(w, json_pack("{s:s, s:I, s:o, s:o, s:o, s:I, s:o}", "dir", v->warm_dir, "interval_s",
 		    (json_int_t)v->warm_interval_s, "last_start", v->warm_restore ? json_string(v->warm_restore) :
 		    json_null(), "restored_from", v->warm_restore && strcmp(v->warm_restore, "restored") == 0 ?
-		    json_string(v->warm_restore_what) : json_null(), "unusable", (json_int_t)v->warm_unusable,
+		    json_string(v->warm_restore_what) : json_null(), "keys_restored", v->warm_keys >= 0 ?
+		    json_integer((json_int_t)v->warm_keys) : json_null(), "unusable", (json_int_t)v->warm_unusable,
 		    "last_good", !v->warm_good[0] ? json_null() : json_pack("{s:s, s:I}", "id", v->warm_good, "bytes",
 		    (json_int_t)v->warm_good_bytes)));
 		json_object_set_new(m, "snapshot", w);

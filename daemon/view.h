@@ -114,6 +114,7 @@ struct view {
 	const char		*warm_dir, *warm_restore, *warm_restore_what;
 	long			 warm_interval_s;
 	unsigned		 warm_unusable;
+	double			 warm_keys;	/* restored: keys at its first reading; <0 not known */
 	const char		*warm_good;	/* the last good snapshot kept ("" none) and its bytes */
 	long long		 warm_good_bytes;
 	/* Redis HA: the leases of its dead masters the sidecar released (daemon/halease.c) */

@@ -76,6 +76,11 @@ grep -q "mooncake_master: restored from the snapshot $FROM" "$SC_OUT" || fail "t
 wait_for 5 grep_q "$NOTIFY_OUT" "STATUS=master ready (gen [0-9]*, pid $(master_pid w), 1 restart, restored)" ||
     fail "STATUS= does not say restored: $(grep STATUS= "$NOTIFY_OUT" | tail -1)"
 [ "$(sidecar_metric "$SIDE" mooncake_sidecar_master_restored)" = 1 ] || fail "mooncake_sidecar_master_restored is not 1"
+wait_for 5 eval '[ -n "$(snap keys_restored)" ] && [ "$(snap keys_restored)" != null ]' ||
+    fail "/status does not count the keys restored: $(adm /status | "$TESTKIT" json-get /dev/stdin master.snapshot)"
+KEYS=$(snap keys_restored)
+[ "$KEYS" = $N ] && [ "$(sidecar_metric "$SIDE" mooncake_sidecar_master_keys_restored)" = $N ] &&
+    grep -q "mooncake_master: $N keys restored" "$SC_OUT" || fail "keys restored: /status $KEYS, /metrics $(sidecar_metric "$SIDE" mooncake_sidecar_master_keys_restored), want $N"
 FOUND=$(recheck "$KEEPER" "$T/keeper.out" $N)
 [ "$FOUND" = $N ] || fail "the same client found $FOUND of $N keys after the restore"
 # a new client reads some of them, checking their content
@@ -85,7 +90,7 @@ for k in 0 5 11 23; do
 	client "$T/w" --get "warm-$k:$size" >"$T/get$k.out" 2>&1 && NEWOK=$((NEWOK + 1))
 done
 [ "$NEWOK" = 4 ] || fail "a new client read $NEWOK of 4 keys: $(tail -2 "$T/get0.out")"
-pass "kill -9 -> restored from $FROM, ready $READY_MS ms after the kill; the same client found $FOUND of $N keys, a new one read 4 of 4 with their content; /status last_start restored, mooncake_sidecar_master_restored 1"
+pass "kill -9 -> restored from $FROM, ready $READY_MS ms after the kill; the same client found $FOUND of $N keys, a new one read 4 of 4 with their content; /status last_start restored and keys_restored $KEYS, mooncake_sidecar_master_restored 1"
 
 # every snapshot corrupted: the next start cannot use any, starts cold, and says so
 S0=$(snap persisted)
