@@ -17,6 +17,11 @@
  *   --keep           leave the keys in the store (default: removed at the end); with --loop, once
  *                    a put works again after failing, read the first key again ("old key=K kept"
  *                    or "lost": did the store keep it across the master's restart?)
+ *   --batch B        with --ops and --size: put the keys B at a time (batch_put_from from a registered
+ *                    buffer), one line per batch, each batch read back once (batch_get_into, the
+ *                    content compared: 0.3.12 leases only a key that was read); SIGUSR2 reads them B
+ *                    at a time (batch_get_into) and compares them (a benchmark's million keys); the
+ *                    keys are left in the store, as with --keep
  *   --stay           after the operations, keep the client (and the segment it mounted) until
  *                    SIGINT or SIGTERM: a worker holding its share of the store; on SIGUSR2 it
  *                    reads its keys again (after a failover: does the store still know them?)
@@ -55,6 +60,11 @@ static struct {
 	int64_t			(*get_into)(mooncake_store_t, const char *, void *, size_t);
 	int			(*is_exist)(mooncake_store_t, const char *);
 	int			(*remove)(mooncake_store_t, const char *, int);
+	int			(*batch_put_from)(mooncake_store_t, const char **, void **, const size_t *, size_t,
+				    const mooncake_replicate_config_t *, int *);
+	int			(*batch_get_into)(mooncake_store_t, const char **, void **, const size_t *, size_t,
+				    int64_t *);
+	int			(*register_buffer)(mooncake_store_t, void *, size_t);
 } mc;
 
 struct params {
@@ -285,6 +295,9 @@ load_library(void)
 	SYM(get_into, "mooncake_store_get_into");
 	SYM(is_exist, "mooncake_store_is_exist");
 	SYM(remove, "mooncake_store_remove");
+	SYM(batch_put_from, "mooncake_store_batch_put_from");
+	SYM(batch_get_into, "mooncake_store_batch_get_into");
+	SYM(register_buffer, "mooncake_store_register_buffer");
 #undef SYM
 	return 0;
 }
@@ -344,11 +357,84 @@ put_one(mooncake_store_t s, const char *key, const unsigned char *v, size_t size
 	return rc == 0 ? 0 : -1;
 }
 
+/* --batch: the keys pfx-from .. pfx-(from+n-1), size bytes each, in one registered area. */
+struct batch {
+	size_t		 n, size;
+	unsigned char	*area;
+	char		**keys;
+	void		**bufs;
+	size_t		*sizes;
+	int		*rc;
+	int64_t		*got;
+};
+
+static int
+batch_new(struct batch *bt, mooncake_store_t s, size_t n, size_t size)
+{
+	bt->n = n;
+	bt->size = size;
+	if ((bt->area = malloc(n * size)) == NULL || (bt->keys = calloc(n, sizeof *bt->keys)) == NULL ||
+	    (bt->bufs = calloc(n, sizeof *bt->bufs)) == NULL || (bt->sizes = calloc(n, sizeof *bt->sizes)) == NULL ||
+	    (bt->rc = calloc(n, sizeof *bt->rc)) == NULL || (bt->got = calloc(n, sizeof *bt->got)) == NULL)
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		if ((bt->keys[i] = malloc(512)) == NULL)
+			abort();
+		bt->bufs[i] = bt->area + i * size;
+		bt->sizes[i] = size;
+	}
+	if (mc.register_buffer(s, bt->area, n * size) != 0) {
+		fprintf(stderr, "store-client: mooncake_store_register_buffer of %zu bytes failed\n", n * size);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+batch_keys(struct batch *bt, const char *pfx, long from, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		snprintf(bt->keys[i], 512, "%s-%ld", pfx, from + (long)i);
+}
+
+/* Put n keys from: the ones that failed. */
+static long
+batch_put(struct batch *bt, mooncake_store_t s, const char *pfx, long from, size_t n)
+{
+	double t0 = now_ms();
+	long bad = 0;
+	batch_keys(bt, pfx, from, n);
+	for (size_t i = 0; i < n; i++)
+		fill(bt->bufs[i], bt->size, bt->keys[i]);
+	if (mc.batch_put_from(s, (const char **)bt->keys, bt->bufs, bt->sizes, n, NULL, bt->rc) != 0)
+		bad = (long)n;
+	else
+		for (size_t i = 0; i < n; i++)
+			bad += bt->rc[i] != 0;
+	printf("batch put from=%ld n=%zu ms=%.3f t=%lld failed=%ld\n", from, n, now_ms() - t0, wall_ms(), bad);
+	return bad;
+}
+
+/* Read n keys from back and compare them: the ones found with their content. */
+static long
+batch_check(struct batch *bt, mooncake_store_t s, const char *pfx, long from, size_t n, unsigned char *want)
+{
+	long found = 0;
+	batch_keys(bt, pfx, from, n);
+	if (mc.batch_get_into(s, (const char **)bt->keys, bt->bufs, bt->sizes, n, bt->got) != 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		fill(want, bt->size, bt->keys[i]);
+		found += bt->got[i] == (int64_t)bt->size && memcmp(bt->bufs[i], want, bt->size) == 0;
+	}
+	return found;
+}
+
 static void
 usage(void)
 {
 	fprintf(stderr, "usage: store-client RUN_DIR [--ops N] [--loop MS] [--wait-ready MS] [--retry-ms MS] "
-	    "[--prefix P] [--get KEY:SIZE] [--size BYTES] [--keep] [--stay]\n");
+	    "[--prefix P] [--get KEY:SIZE] [--size BYTES] [--batch B] [--keep] [--stay]\n");
 }
 
 int
@@ -356,7 +442,8 @@ main(int argc, char **argv)
 {
 	static const size_t sizes[] = { 1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 8 << 20 };
 	const char *dir = NULL, *prefix = NULL, *get = NULL;
-	long ops = 8, loop_ms = 0, wait_ms = -1, retry_ms = 0, fixed = 0;
+	long ops = 8, loop_ms = 0, wait_ms = -1, retry_ms = 0, fixed = 0, batch = 0;
+	struct batch bt = { 0 };
 	int keep = 0, stay = 0, failed = 0, down = 0;
 	char key[512], pfx[300];
 	struct params p;
@@ -381,6 +468,8 @@ main(int argc, char **argv)
 			retry_ms = atol(argv[++i]);
 		else if (next != NULL && strcmp(argv[i], "--size") == 0)
 			fixed = atol(argv[++i]);
+		else if (next != NULL && strcmp(argv[i], "--batch") == 0)
+			batch = atol(argv[++i]);
 		else if (next != NULL && strcmp(argv[i], "--prefix") == 0)
 			prefix = argv[++i];
 		else if (next != NULL && strcmp(argv[i], "--get") == 0)
@@ -392,7 +481,8 @@ main(int argc, char **argv)
 			return 64;
 		}
 	}
-	if (dir == NULL || fixed < 0 || fixed > (long)sizes[7]) {
+	if (dir == NULL || fixed < 0 || fixed > (long)sizes[7] || batch < 0 || (batch > 0 && (fixed == 0 ||
+	    get != NULL || loop_ms > 0))) {
 		usage();
 		return 64;
 	}
@@ -446,6 +536,18 @@ main(int argc, char **argv)
 		}
 		printf("exist key=%s %d\n", k, mc.is_exist(s, k));
 		failed = get_check(s, k, size, a, b) != 0;
+	} else if (batch > 0) {
+		if (batch_new(&bt, s, (size_t)batch, (size_t)fixed) != 0) {
+			mc.destroy(s);
+			return 2;
+		}
+		/* each batch read back once: 0.3.12 leases a key only when it is read (PutEnd grants
+		 * none), and a restore keeps only leased keys */
+		for (long i = 0; i < ops && !stop; i += batch) {
+			size_t n = (size_t)(ops - i < batch ? ops - i : batch);
+			failed += (int)batch_put(&bt, s, pfx, i, n);
+			failed += (int)n - (int)batch_check(&bt, s, pfx, i, n, a);
+		}
 	} else if (loop_ms > 0) {
 		for (long i = 0; !stop; i++) {
 			size_t size = sizes[i % 4];
@@ -495,7 +597,9 @@ main(int argc, char **argv)
 			if (recheck) {
 				int found = 0;
 				recheck = 0;
-				for (long i = 0; i < ops; i++) {
+				for (long i = 0; batch > 0 && i < ops; i += batch)
+					found += (int)batch_check(&bt, s, pfx, i, (size_t)(ops - i < batch ? ops - i : batch), a);
+				for (long i = 0; batch == 0 && i < ops; i++) {
 					snprintf(key, sizeof key, "%s-%ld", pfx, i);
 					found += get_check(s, key, fixed ? (size_t)fixed : sizes[i % 8], b, a) == 0;
 				}
