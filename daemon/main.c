@@ -218,6 +218,11 @@ fd_budget(struct cfg *cfg)
 	avail = (long)rl.rlim_cur - reserve;
 	if (avail < 16)
 		avail = 16;
+	if (avail < (long)cfg->job.nodes.n - 1)
+		fatalx(EX_CONFIG, "the open-file limit %ld cannot hold a connection from each of this job's %zu other "
+		    "nodes and the %ld the sidecar keeps for itself: raise it to at least %zu (LimitNOFILE= in the "
+		    "unit, ulimit -n, or the SLURM job's limits)", (long)rl.rlim_cur, cfg->job.nodes.n - 1, reserve,
+		    cfg->job.nodes.n - 1 + (size_t)reserve);
 	if (cfg->admin.max_connections > avail) {
 		log_warn("admin.max_connections %ld does not fit the open-file limit %ld (the sidecar keeps "
 		    "%ld for itself): at most %ld admin connections", cfg->admin.max_connections,

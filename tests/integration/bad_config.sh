@@ -46,6 +46,16 @@ OUT=$("$SIDECAR" -c "$T/unsafe.json" 2>&1); RC=$?
     fail "world-writable run dir: $RC $OUT"
 [ ! -e "$T/unsafe/mooncake_master.pid" ] || fail "a master was started"
 pass "a world-writable run directory without the sticky bit: refused, exit 78, nothing started"
+# A job larger than the open-file limit can hold: refused at the start, naming LimitNOFILE, not left
+# to refuse the followers' connections one by one
+new_ports
+write_config nofile
+sed -i 's/"nodes": "localhost", "node": "localhost"/"nodes": "localhost,n[0001-1000]", "node": "localhost"/' "$T/nofile.json"
+OUT=$(ulimit -n 512 && "$SIDECAR" -c "$T/nofile.json" 2>&1); RC=$?
+[ "$RC" -eq 78 ] && grep -q "the open-file limit 512 cannot hold a connection from each of this job's 1000 other nodes .*raise it to at least [0-9]* (LimitNOFILE= in the unit" <<<"$OUT" ||
+    fail "an open-file limit below job.nodes: $RC $OUT"
+[ ! -e "$T/nofile/mooncake_master.pid" ] || fail "a master was started under too small an open-file limit"
+pass "job.nodes larger than the open-file limit holds: refused, exit 78, naming LimitNOFILE, nothing started"
 "$SIDECAR" --bogus >/dev/null 2>&1; RC=$?
 [ "$RC" -eq 64 ] || fail "unknown option exit $RC"
 pass "unknown option: exit 64"
