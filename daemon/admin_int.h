@@ -20,11 +20,13 @@
 #include "buf.h"
 #include "httpc.h"
 
-#define ADMIN_MEMORY_LIMIT	8192	/* request line and headers */
+/* Each connection's memory (libmicrohttpd's pool, all of it touched): request line and headers up to
+ * about 3.5 KiB, and what a held stream costs beside the buffer below (8 KiB was 14 KiB per stream). */
+#define ADMIN_MEMORY_LIMIT	4096
 #define ADMIN_IDLE_TIMEOUT_S	10
 #define ADMIN_STREAM_MAX_MS	3600000	/* ?timeout_ms= of a stream, at most (a long-poll: 60000) */
 #define ADMIN_STREAM_HEARD_MS	10000	/* each open stream's query told to the source again this often */
-#define ADMIN_STREAM_BLOCK	4096	/* a stream's buffer, per held stream: an endpoints.json event is under 1 KB; a larger one goes out in pieces */
+#define ADMIN_STREAM_BLOCK	1024	/* a stream's buffer, per held stream: an endpoints.json event is under 1 KB; a larger one goes out in pieces */
 /* admin.busy_poll_us polls only while at most this many admin connections are open: with more
  * (clients in parallel) the loop seldom sleeps anyway, and polling would take the CPU from them and
  * from the master. */
