@@ -1,15 +1,17 @@
 #!/bin/bash
-# --plan=all for 1,024 nodes x 8 GPUs: per_gpu (8,192 processes) and per_node (1,024 processes).
+# --plan=all for NODES nodes (default 1,024) x 8 GPUs: per_gpu (8 processes a node) and per_node (1).
 # Prints wall time (median of 11, beside that of -n alone: start-up and the configuration check) and
 # peak RSS for each, and with BASE (another build) its wall time from the same run and its
 # instruction count. srtctl, for reference, computes the same
 # layout in Python at job start and resolves every node's IP with one srun per node.
-# Usage: tests/bench/plan.sh [BASE]
+# Usage: [NODES=10000] tests/bench/plan.sh [BASE]
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bash "$top/scripts/build.sh" "$top/build-bench" >/dev/null || exit 1
 SIDECAR=$top/build-bench/daemon/mooncake-sidecar
 BASE=${1:-}
+NODES=${NODES:-1024}
+W=$(printf '%0*d' ${#NODES} 1)
 # instructions BINARY ARGS...: what callgrind counts for one run, in millions
 instructions() {
 	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
@@ -19,12 +21,12 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 for mode in per_gpu per_node; do
 	cat >"$T/$mode.json" <<JSON
-{ "job": { "id": "4242", "nodes": "gpu-[0001-1024]", "node": "gpu-0001", "gpus_per_node": 8, "run_dir": "/tmp/plan" },
+{ "job": { "id": "4242", "nodes": "gpu-[$W-$NODES]", "node": "gpu-$W", "gpus_per_node": 8, "run_dir": "/tmp/plan" },
   "master": { "command": ["mooncake_master"] },
   "workers": { "flavor": "vllm", "dp_launch_mode": "$mode",
-    "groups": [ { "role": "prefill", "count": 512, "gpus": 8, "dp": 8,
+    "groups": [ { "role": "prefill", "count": $((NODES / 2)), "gpus": 8, "dp": 8,
                   "command": ["vllm", "serve", "/model", "--port", "{http_port}"] },
-                { "role": "decode", "count": 512, "gpus": 8, "dp": 8,
+                { "role": "decode", "count": $((NODES - NODES / 2)), "gpus": 8, "dp": 8,
                   "command": ["vllm", "serve", "/model", "--port", "{http_port}"] } ] } }
 JSON
 	# stderr: the layout warns that no command uses a Mooncake connector, as it should
