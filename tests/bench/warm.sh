@@ -44,6 +44,9 @@ fork_watch() {
 # run NAME K SNAPSHOT(0|1): prints "ready_ms keys_after found snap_ms snap_kib rss_mib fork_priv_mib fork_rss_mib"
 run() {
 	local name=$1 k=$2 warm=$3 snap='' m kill gen found=0 sid sms=0 skib=0 rss fw fpriv=- frss=- b=$(($2 < 1000 ? $2 : 1000))
+	# it runs in a subshell ($(run ...)): what it starts is ended when it ends, however it ends
+	local s0=${#STARTED[@]}
+	trap 'for p in "${STARTED[@]:'"$s0"'}"; do kill -KILL "$p" 2>/dev/null; done' EXIT
 	new_ports
 	[ "$warm" = 1 ] && snap=', "snapshot": { "enabled": true, "dir": "'"$T/$name-snap"'", "interval_s": 2, "kv_lease_ttl_ms": 3600000 }'
 	write_config "$name" '"address": "127.0.0.1", "ready_timeout_ms": 60000, "restart": { "backoff_initial_ms": 0 }'"$snap" \
@@ -64,6 +67,7 @@ run() {
 		echo "0 0 0" >"$T/$name.fork"
 		fork_watch "$(master_pid "$name")" "$T/$name.fork" >/dev/null 2>&1 &
 		fw=$!
+		STARTED+=($fw)
 		wait_for 120 eval '[ "$(count "$T/$name/mooncake_master.log" "$PERSISTED")" -ge $((s0 + 2)) ]' ||
 		    fail "$name: no snapshot after the puts"
 		kill "$fw"
