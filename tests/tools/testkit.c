@@ -502,9 +502,11 @@ json_gen(const char *path, int *ready, long *pid, char *rpc, size_t len)
 
 /* Read the files as a worker should: endpoints.json, then the env file and the store config, then
  * endpoints.json again. Every file must parse whole and the generation never go back. When the
- * generation did not change meanwhile and it says ready, the three must be of that generation (the
- * env file's first line names it) and name the same master; a generation that changed meanwhile
- * is a torn read, to be read again (counted). A ready:true file naming a master that is gone is
+ * generation did not change meanwhile and it says ready both times, the three must be of that
+ * generation (the env file's first line names it) and name the same master; a generation (or its
+ * ready) that changed meanwhile is a torn read, to be read again (counted): a master lost between
+ * the reads writes its generation not ready, then the next one's files (README, "Reading the
+ * files"). A ready:true file naming a master that is gone is
  * stale, and how long such staleness lasts is reported. SIGTERM ends the reads early. */
 static volatile sig_atomic_t stop_reads;
 
@@ -556,7 +558,7 @@ read_endpoints(const char *dir, int n)
 			if (g != gen)
 				gens++;
 			gen = g2;
-			if (g != g2)
+			if (g != g2 || rdy != rdy2)	/* the rule: the same generation, ready both times */
 				torn++;
 			else if (rdy && (env_gen != g || strcmp(env_master, rpc) != 0 ||
 			    strcmp(store_addr, rpc) != 0)) {
