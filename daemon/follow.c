@@ -181,13 +181,6 @@ take(struct follow *f, const char *body, size_t len, double seconds)
 	schedule(f, fresh_ready ? 0 : FOLLOW_FLOOR_MS + random() % 200);
 }
 
-static int
-is_stream(const struct httpc_response *pr)
-{
-	return pr->status == 200 && pr->content_type != NULL &&
-	    strncmp(pr->content_type, SSE_CTYPE, strlen(SSE_CTYPE)) == 0;
-}
-
 /* The whole events of a stream's body so far, each taken: the bytes they used. */
 static size_t
 events(struct follow *f, const char *body, size_t len)
@@ -218,7 +211,7 @@ streamed(const struct httpc_response *pr, void *arg)
 {
 	struct follow *f = arg;
 	heard(f);
-	if (!is_stream(pr))
+	if (!httpc_is_stream(pr))
 		return 0;	/* any other answer is read whole */
 	f->busy_logged = 0;	/* a head that streams is not busy */
 	return events(f, pr->body, pr->len);
@@ -258,7 +251,7 @@ answered(const struct httpc_response *pr, void *arg)
 		problem(f, why, 1);
 		return;
 	}
-	if (!is_stream(pr)) {
+	if (!httpc_is_stream(pr)) {
 		take(f, pr->body, pr->len, pr->seconds);
 		return;
 	}

@@ -13,16 +13,19 @@
 #include "hostlist.h"
 #include "httpc.h"
 #include "log.h"
+#include "sse.h"
 #include "view.h"
 #include "workers.h"
 #include "workers_int.h"
 #include "xalloc.h"
 
-/* A member node long-polls its gangs' leader's /gangs, saying in each poll how many times a member
- * here failed (?node=&failures=); the leader polls no one. The leader answers when its gangs change,
- * or after the hold, half of workers.peer_timeout_ms (at most 25 s): a member that stops asking for
- * peer_timeout_ms is lost, and one that asks again after each answer never is. After a failed poll
- * (or from a leader that answers at once without a change) the next waits GANG_POLL_MS; after a failure here, the poll goes again at once. */
+/* A member node polls its gangs' leader's /gangs, saying in each poll how many times a member here
+ * failed (?node=&failures=); the leader polls no one. The leader streams its gangs for the hold,
+ * half of workers.peer_timeout_ms (at most 25 s), an event per change, then ends the stream: a
+ * member that stops asking for peer_timeout_ms is lost, and one that asks again after each stream
+ * never is. After a failed poll (or from a leader that ends it at once without a change) the next
+ * waits GANG_POLL_MS; after a failure here, the poll goes again at once. A leader that does not
+ * stream answers once, at a change or after the hold: the same, one poll per change. */
 #define GANG_POLL_MS		200
 #define GANG_PEER_TIMEOUT_MS	1000	/* beyond the hold */
 
@@ -206,61 +209,112 @@ gangs_started(struct workers *ws)
 		burst_record(&ws->gangs[i].burst, (unsigned)ws->cfg->workers.restart.burst, mono_now());
 }
 
-/* What a peer said (or that it did not answer), recorded on every gang it takes part in. */
+/* One /gangs document of a leader (an answer, or an event of its stream): what it says of the gangs
+ * it leads, recorded on each as a fact. The number of its gangs, or -1 with err. */
+static int
+peer_view(struct peer *pr, const char *body, size_t len, char *err, size_t errlen)
+{
+	struct workers *ws = pr->ws;
+	const char *node = ws->cfg->job.nodes.v[pr->node];
+	struct gang_view v[64];
+	int n, news = 0;
+	char tag[32] = "";
+
+	if ((n = gangview_parse(body, len, v, 64, err, errlen, tag, sizeof tag)) < 0)
+		return -1;
+	if (strcmp(tag, pr->etag) != 0)
+		pr->news = 1;
+	snprintf(pr->etag, sizeof pr->etag, "%s", tag);
+	for (size_t i = 0; i < ws->ngangs; i++) {
+		struct gang *g = &ws->gangs[i];
+		const struct gang_view *gv = n > 0 ? gangview_find(v, (size_t)n, g->name) : NULL;
+		if (g->is_leader || g->leader != pr->node || gv == NULL)
+			continue;
+		if (!g->seen) {		/* before its members start: the generation they start in */
+			g->seen = 1;
+			g->generation = (unsigned)gv->generation;
+			news = 1;
+		} else if (gv->over != GANGVIEW_RUNNING) {
+			fact(g, gv->over == GANGVIEW_FATAL ? GANG_LEADER_FATAL : GANG_LEADER_STOPPED, 0, 0,
+			    "%s says it is %s", node, gv->over == GANGVIEW_FATAL ? "fatal" : "stopped");
+			news = 1;
+		} else if ((unsigned)gv->generation != g->generation) {
+			g->generation = (unsigned)gv->generation;
+			/* its members here start when the leader's do */
+			fact(g, GANG_LEADER_STARTED, 1, (long)gv->starts_in_ms, "%s started it", node);
+			news = 1;
+		}
+	}
+	if (news)
+		ws->changed(ws->arg);
+	return n;
+}
+
+/* Why the leader's last answer or event was of no use ("" when it was), logged when it changes. */
+static void
+peer_problem(struct peer *pr, const char *err)
+{
+	if (err[0] != '\0' && strcmp(err, pr->error) != 0)
+		log_warn("workers: the sidecar of %s at %s: %s", pr->ws->cfg->job.nodes.v[pr->node], pr->url, err);
+	snprintf(pr->error, sizeof pr->error, "%s", err);
+}
+
+/* The whole events of a leader's stream so far, each taken: the bytes they used. */
+static size_t
+peer_events(struct peer *pr, const char *body, size_t len)
+{
+	size_t n, off = 0;
+	char err[300];
+	while ((n = sse_next(body + off, len - off, &pr->ev)) > 0) {
+		off += n;
+		if (pr->ev.has_data) {
+			err[0] = '\0';
+			if (peer_view(pr, pr->ev.data.p, pr->ev.data.len, err, sizeof err) < 0)
+				pr->bad = 1;
+			peer_problem(pr, err);
+		}
+	}
+	return off;
+}
+
+static size_t
+peer_streamed(const struct httpc_response *r, void *arg)
+{
+	return httpc_is_stream(r) ? peer_events(arg, r->body, r->len) : 0;
+}
+
+/* The poll ended: the leader answered it whole, ended its stream (its hold is up), or did not
+ * answer. The next goes at once with ?since=, unless this one failed, or brought nothing new well
+ * before the hold (a leader that ignores ?since=): then after GANG_POLL_MS. */
 static void
 peer_answered(const struct httpc_response *r, void *arg)
 {
 	struct peer *pr = arg;
 	struct workers *ws = pr->ws;
-	const char *node = ws->cfg->job.nodes.v[pr->node];
-	struct gang_view v[64];
-	int n = -1, news = 0;
-	char err[300] = "", tag[32] = "";
+	int ok = 0;
+	char err[300] = "";
 
 	pr->req = NULL;
 	if (r->outcome != HTTPC_OK)
 		snprintf(err, sizeof err, "%s", r->detail ? r->detail : "no answer");
 	else if (r->status != 200)
 		snprintf(err, sizeof err, "/gangs answered HTTP %d", r->status);
-	else
-		n = gangview_parse(r->body, r->len, v, 64, err, sizeof err, tag, sizeof tag);
+	else if (httpc_is_stream(r)) {
+		peer_events(pr, r->body, r->len);
+		ok = !pr->bad;
+	} else
+		ok = peer_view(pr, r->body, r->len, err, sizeof err) >= 0;
 	if (!ws->stopping) {
-		/* the next poll at once with ?since=, unless the answer carried no etag or came back
-		 * unchanged well before the hold (the peer ignores ?since=): then after GANG_POLL_MS */
-		long next_ms = tag[0] != '\0' && (strcmp(tag, pr->etag) != 0 ||
-		    r->seconds * 1000.0 >= hold_ms(ws) / 2) ? 0 : GANG_POLL_MS;
-		struct timeval tv = ms_tv(next_ms);
-		snprintf(pr->etag, sizeof pr->etag, "%s", tag);
+		struct timeval tv = ms_tv(ok && pr->etag[0] != '\0' &&
+		    (pr->news || r->seconds * 1000.0 >= hold_ms(ws) / 2) ? 0 : GANG_POLL_MS);
 		evtimer_add(pr->again, &tv);
 	}
-	if (n < 0 && strcmp(err, pr->error) != 0)
-		log_warn("workers: the sidecar of %s at %s: %s", node, pr->url, err);
-	snprintf(pr->error, sizeof pr->error, "%s", n < 0 ? err : "");
-	for (size_t i = 0; i < ws->ngangs; i++) {
-		struct gang *g = &ws->gangs[i];
-		const struct gang_view *gv = n > 0 ? gangview_find(v, (size_t)n, g->name) : NULL;
-		if (!g->is_leader && g->leader == pr->node && gv != NULL) {
-			if (!g->seen) {		/* before its members start: the generation they start in */
-				g->seen = 1;
-				g->generation = (unsigned)gv->generation;
-				news = 1;
-			} else if (gv->over != GANGVIEW_RUNNING) {
-				fact(g, gv->over == GANGVIEW_FATAL ? GANG_LEADER_FATAL : GANG_LEADER_STOPPED, 0, 0,
-				    "%s says it is %s", node, gv->over == GANGVIEW_FATAL ? "fatal" : "stopped");
-				news = 1;
-			} else if ((unsigned)gv->generation != g->generation) {
-				g->generation = (unsigned)gv->generation;
-				/* its members here start when the leader's do */
-				fact(g, GANG_LEADER_STARTED, 1, (long)gv->starts_in_ms, "%s started it", node);
-				news = 1;
-			}
-			continue;
-		}
-	}
-	if (news)
-		ws->changed(ws->arg);
+	if (!httpc_is_stream(r) || !pr->bad)	/* a bad event said why already */
+		peer_problem(pr, err);
 }
 
+/* The leader's /gangs, streamed for one hold: an event per change, then the stream ends and the
+ * next is asked (asking is how a member node is heard), at once after a failure here. */
 static void
 poll_peer(evutil_socket_t fd, short what, void *arg)
 {
@@ -272,7 +326,7 @@ poll_peer(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (ws->stopping || pr->req != NULL)
 		return;
-	buf_printf(&path, "/gangs?timeout_ms=%ld&node=%s&failures=", hold_ms(ws), ws->cfg->job.node);
+	buf_printf(&path, "/gangs?stream=1&timeout_ms=%ld&node=%s&failures=", hold_ms(ws), ws->cfg->job.node);
 	for (size_t i = 0; i < ws->ngangs; i++)
 		if (!ws->gangs[i].is_leader && ws->gangs[i].leader == pr->node) {
 			buf_printf(&path, "%s%s:%u", sep, ws->gangs[i].name, ws->gangs[i].failures);
@@ -280,7 +334,8 @@ poll_peer(evutil_socket_t fd, short what, void *arg)
 		}
 	if (pr->etag[0] != '\0')
 		buf_printf(&path, "&since=%s", pr->etag);
-	pr->req = httpc_get(pr->h, path.p, hold_ms(ws) + GANG_PEER_TIMEOUT_MS, peer_answered, pr);
+	pr->news = pr->bad = 0;
+	pr->req = httpc_watch(pr->h, path.p, hold_ms(ws) + GANG_PEER_TIMEOUT_MS, peer_streamed, peer_answered, pr);
 	buf_free(&path);
 }
 
@@ -507,6 +562,7 @@ gangs_free(struct workers *ws)
 		httpc_free(ws->peers_polled[i].h);
 		if (ws->peers_polled[i].again != NULL)
 			event_free(ws->peers_polled[i].again);
+		sse_event_free(&ws->peers_polled[i].ev);
 	}
 	for (size_t i = 0; i < ws->ngangs; i++) {
 		free(ws->gangs[i].local);

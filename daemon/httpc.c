@@ -23,6 +23,7 @@
 #include "buf.h"
 #include "clock.h"
 #include "httpc.h"
+#include "sse.h"
 #include "httpresp.h"
 #include "xalloc.h"
 
@@ -548,6 +549,13 @@ httpc_keepalive_fd(int fd)
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user, sizeof user);
+}
+
+int
+httpc_is_stream(const struct httpc_response *r)
+{
+	return r->status == 200 && r->content_type != NULL &&
+	    strncmp(r->content_type, SSE_CTYPE, strlen(SSE_CTYPE)) == 0;
 }
 
 void

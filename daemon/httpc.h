@@ -68,6 +68,8 @@ void	httpc_keepalive_fd(int);
 void	httpc_set_keepalive(struct httpc *);
 typedef size_t (*httpc_data_cb)(const struct httpc_response *, void *);
 struct httpc_req *httpc_watch(struct httpc *, const char *, long, httpc_data_cb, httpc_cb, void *);
+/* 1 when r is a 200 whose body is an event stream (text/event-stream). */
+int		 httpc_is_stream(const struct httpc_response *);
 /* method path with a body of len bytes (Content-Type ctype, or none when NULL): the master's
  * mutating admin routes. As httpc_get, except that it is never sent twice. */
 struct httpc_req *httpc_request(struct httpc *, const char *, const char *, const char *, const char *,

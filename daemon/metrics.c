@@ -205,7 +205,7 @@ render_metrics(const struct view *v, struct buf *b)
 	counters_render_ops(b);
 	render_children(b, v);
 	render_workers(b, v);
-	prom_family(b, "mooncake_sidecar_admin_long_polls", "Long-polls of /endpoints and /gangs, and streams of /endpoints, held now "
+	prom_family(b, "mooncake_sidecar_admin_long_polls", "Long-polls and event streams of /endpoints and /gangs held now "
 	    "(at most admin.max_waiters).", "gauge");
 	prom_sample(b, "mooncake_sidecar_admin_long_polls", NULL, (double)v->long_polls);
 	prom_family(b, "mooncake_sidecar_proxy_coalesced_total",

@@ -38,14 +38,16 @@ admin_tag(void *arg, const char *path, char *buf, size_t len)
 }
 
 /* What a request's query told: a gang member's report in its poll of /gangs, a node's /sd report in
- * its poll or stream of /endpoints (again: its stream is still open, the report as it was). */
+ * its poll or stream of /endpoints (again: its stream is still open, the report as it was). A member
+ * is heard when it asks, not while its stream stays open: one whose sidecar hangs with its stream
+ * open (it asks no more once the stream's hold is up) is lost after peer_timeout_ms all the same. */
 static void
 admin_heard(void *arg, const char *path, const struct kvlist *args, int again)
 {
 	struct sidecar *s = arg;
 	const char *node = kvlist_get(args, "node"), *failures = kvlist_get(args, "failures");
 	const char *sd = kvlist_get(args, "sd");
-	if (strcmp(path, "/gangs") == 0 && node != NULL && failures != NULL)
+	if (strcmp(path, "/gangs") == 0 && node != NULL && failures != NULL && !again)
 		workers_gang_report(s->workers, node, failures);
 	if (strcmp(path, "/endpoints") == 0 && node != NULL && sd != NULL)
 		sidecar_sd_heard(s, node, again ? NULL : sd);	/* what runs there, for the head's /sd */

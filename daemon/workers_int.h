@@ -12,6 +12,7 @@
 #include "nodeaddr.h"
 #include "peers.h"
 #include "prom.h"
+#include "sse.h"
 #include "topology.h"
 #include "url.h"
 
@@ -95,6 +96,9 @@ struct peer {
 	struct event		*again;		/* the next poll */
 	char			 etag[32];	/* what it last said, for ?since= */
 	char			 error[300];	/* why the last poll failed, or "" */
+	int			 news;		/* the open poll brought another etag */
+	int			 bad;		/* and an event of no use */
+	struct sse_event	 ev;		/* its stream's events, one at a time */
 };
 
 /* Another node whose address only its own sidecar knows (job.network_interface): asked once. */

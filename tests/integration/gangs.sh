@@ -88,7 +88,47 @@ held_at "$FSIDE" 0 || fail "worker1 holds a long-poll: head polls it"
 kill -TERM "$W1_PID"; wait "$W1_PID"; rc=$?
 [ $rc -eq 0 ] || fail "worker1's sidecar exited $rc on SIGTERM while polling head: $(tail -5 "$W1_OUT")"
 wait_for 10 held_at "$HEAD_SIDE" 0 || fail "head still holds worker1's long-poll after it stopped"
-pass "worker1's sidecar restarted: it rejoins at head's generation; it long-polls head (head polls no one); stopped, it exits 0 and head's hold of its poll ends at once"
+pass "worker1's sidecar restarted: it rejoins at head's generation; it holds a poll of head's /gangs (head polls no one); stopped, it exits 0 and head's hold of its poll ends at once"
+
+# The leader streams /gangs to a member for one hold (half of peer_timeout_ms, here 25 s): an event
+# per change on one connection, not a request per change. Three generations started by head (its
+# rank killed each time) reach worker1 on at most two requests (one hold may end meanwhile); an
+# observer's stream of head's /gangs gets each of them as an event on its one connection.
+kill -TERM "$HEAD_PID"; wait "$HEAD_PID"
+new_ports
+two_nodes "${GROUP/\"peer_timeout_ms\": 1000/\"peer_timeout_ms\": 50000}" "${GROUP/\"peer_timeout_ms\": 1000/\"peer_timeout_ms\": 50000}"
+rm -f "$T"/w0/* "$T"/w1/*
+FAKE_WORKER_DIR=$T/w0 start_sidecar head
+HEAD_OUT=$SC_OUT HEAD_PID=$SC_PID
+FAKE_WORKER_DIR=$T/w1 start_sidecar worker1
+W1_OUT=$SC_OUT W1_PID=$SC_PID
+wait_for 20 running 0 && wait_for 20 running 1 && wait_for 10 held_some "$HEAD_SIDE" ||
+    fail "the second pair did not start: $(tail -n 5 "$HEAD_OUT" "$W1_OUT")"
+curl -sN "http://127.0.0.1:$HEAD_SIDE/gangs?stream=1&timeout_ms=60000" >"$T/observer.txt" &
+OBS=$!
+first_event() { grep -q '"generation": *1,' "$T/observer.txt"; }
+wait_for 10 first_event || fail "the observer's /gangs stream has no first event: $(cat "$T/observer.txt")"
+gang_requests() {
+	curl -s "http://127.0.0.1:$HEAD_SIDE/metrics" |
+	    awk '/^mooncake_sidecar_http_requests_total\{.*route="\/gangs"/ { n += $NF } END { print n + 0 }'
+}
+R0=$(gang_requests)
+for g in 2 3 4; do
+	P0=$(rpid 0) P1=$(rpid 1)
+	kill -KILL "$P0"
+	wait_for 10 running 0 "$P0" && wait_for 10 running 1 "$P1" &&
+	    wait_for 10 grep_q "$W1_OUT" "workers: gang agg_w0 generation $g: head started it" ||
+	    fail "generation $g did not reach worker1: $(grep -h 'gang agg_w0' "$HEAD_OUT" "$W1_OUT")"
+done
+R1=$(gang_requests)
+[ $((R1 - R0)) -le 1 ] || fail "worker1 asked head's /gangs $((R1 - R0)) times for 3 changes (a request per change: not streamed)"
+for g in 2 3 4; do
+	grep -q "\"generation\": *$g," "$T/observer.txt" || fail "the observer's stream has no event of generation $g: $(cat "$T/observer.txt")"
+done
+alive "$OBS" || fail "the observer's /gangs stream ended"
+kill "$OBS" 2>/dev/null; wait "$OBS" 2>/dev/null
+pass "/gangs streamed: generations 2 to 4 reached worker1 on $((R1 - R0)) new request(s) to head, and an observer's one stream got an event of each"
+kill -TERM "$W1_PID"; wait "$W1_PID"
 
 # A data-parallel group of 2 ranks on one node is a gang too; with workers.gang "process" a rank
 # restarts alone, as before.
