@@ -58,7 +58,8 @@ lib=$cache/lib/libmooncake_store.so
 result() {
 	if [ $want = client ]; then echo "$lib"; else echo "$bin"; fi
 }
-if [ -x "$bin" ] && [ -f "$lib" ] && [ -f "$cache/include/store_c.h" ] && "$bin" --version >/dev/null 2>&1; then
+cached() { [ -x "$bin" ] && [ -f "$lib" ] && [ -f "$cache/include/store_c.h" ] && "$bin" --version >/dev/null 2>&1; }
+if cached; then
 	echo "real-master: cached build $(result)" >&2
 	result
 	exit 0
@@ -67,6 +68,20 @@ fi
 if [ -n "$cached_only" ]; then
 	echo "real-master: no cached build in $cache (scripts/real-master.sh builds it, about 15 minutes)" >&2
 	exit 3
+fi
+
+# One build at a time into the cache: a second run (a test of make check while scripts/test.sh
+# builds) waits for the first and takes its build, instead of deleting its tree under it.
+mkdir -p "$(dirname "$cache")"
+exec 9>"$cache.lock"
+if ! flock -n 9; then
+	echo "real-master: another run is building into $cache; waiting for it" >&2
+	flock 9
+fi
+if cached; then
+	echo "real-master: cached build $(result), built by the run waited for" >&2
+	result
+	exit 0
 fi
 
 # Debian packages the master's build needs (and nothing it does not).
