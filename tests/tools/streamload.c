@@ -4,8 +4,9 @@
  *   streamload client PORT N PATH   hold N streams of GET PATH on 127.0.0.1:PORT, each from its own
  *                                   loopback address (127.1.x.y, so that a per-address limit is not
  *                                   what is measured), at most 256 connects in flight. Each event's
- *                                   "generation" and "ready" are read from its data, and its arrival
- *                                   time kept per stream. Prints "held N t=US" once every stream has
+ *                                   "generation" and "ready" are read from its data (the first
+ *                                   members of those names; ready=-1 when there is none, as in
+ *                                   /gangs), and its arrival time kept per stream. Prints "held N t=US" once every stream has
  *                                   its first event; on SIGUSR1 and at SIGTERM, per event seen,
  *                                   "event gen=G ready=R streams=K min=US p50=US p99=US max=US" (wall
  *                                   clock microseconds of arrival) and "streams held=H ended=E".
@@ -112,15 +113,24 @@ add(struct stream *s, const char *p, size_t n)
 	s->b[s->len] = '\0';
 }
 
+/* The value of the first member called name (a key: followed by ':', not a string value). */
 static long
 num_after(const char *ev, const char *name, int *found)
 {
-	const char *p = strstr(ev, name);
-	*found = p != NULL;
+	const char *p = ev;
+	*found = 0;
+	while ((p = strstr(p, name)) != NULL) {
+		p += strlen(name);
+		while (*p == ' ')
+			p++;
+		if (*p == ':')
+			break;
+	}
 	if (p == NULL)
 		return 0;
-	p += strlen(name);
-	while (*p == ' ' || *p == ':')
+	*found = 1;
+	p++;
+	while (*p == ' ')
 		p++;
 	if (strncmp(p, "true", 4) == 0)
 		return 1;
@@ -134,8 +144,10 @@ event_seen(struct stream *s, long idx, const char *ev, long long t)
 {
 	int fg, fr, i;
 	long gen = num_after(ev, "\"generation\"", &fg), ready = num_after(ev, "\"ready\"", &fr);
-	if (!fg || !fr)
+	if (!fg)
 		return;
+	if (!fr)	/* a document without it (/gangs): its events told apart by generation only */
+		ready = -1;
 	if (s->events++ == 0)
 		held++;
 	for (i = 0; i < nkeys && (keys[i].gen != gen || keys[i].ready != ready); i++)
