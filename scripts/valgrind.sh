@@ -10,7 +10,7 @@ export top_srcdir=$top top_builddir=$top/build-valgrind
 export SIDECAR_WRAPPER="valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1"
 # VALGRIND_JOBS (default: the number of CPUs) scripts at a time: each picks its own free ports.
 jobs=${VALGRIND_JOBS:-$(nproc)}
-tests="start_ready restart crash_loop ports_taken hung_admin stop admin endpoints follow ha workers faults"
+tests="start_ready restart crash_loop ports_taken hung_admin stop admin endpoints follow ha workers gangs faults"
 running=0
 for t in $tests; do
 	if [ "$running" -ge "$jobs" ]; then
