@@ -96,7 +96,8 @@ pass "worker1's sidecar restarted: it rejoins at head's generation; it holds a p
 # observer's stream of head's /gangs gets each of them as an event on its one connection.
 kill -TERM "$HEAD_PID"; wait "$HEAD_PID"
 new_ports
-two_nodes "${GROUP/\"peer_timeout_ms\": 1000/\"peer_timeout_ms\": 50000}" "${GROUP/\"peer_timeout_ms\": 1000/\"peer_timeout_ms\": 50000}"
+LONG=${GROUP/\"peer_timeout_ms\": 1000/\"peer_timeout_ms\": 50000}
+two_nodes "$LONG" "$LONG"
 rm -f "$T"/w0/* "$T"/w1/*
 FAKE_WORKER_DIR=$T/w0 start_sidecar head
 HEAD_OUT=$SC_OUT HEAD_PID=$SC_PID

@@ -21,49 +21,46 @@ sed -i "s/\"nodes\": \"localhost\", \"node\": \"localhost\"/\"nodes\": \"localho
 mkdir -p "$T/w"
 FAKE_WORKER_DIR=$T/w start_sidecar h
 wait_for 20 notified 'READY=1' || fail "not ready"
-"$LOAD" client "$SIDE" "$N" "/endpoints?stream=1&timeout_ms=600000" >"$T/client" 2>"$T/client.err" &
-CL=$!
-STARTED+=($CL)
-wait_for 60 grep -q '^held' "$T/client" || fail "the client does not hold $N streams: $(tail -2 "$T/client.err")"
-pass "$N streams held on the defaults (job.nodes of $((N + 1))), each with the current endpoints as its first event"
-# has GEN READY: every stream has that event (a report asked of the client)
-has() {
-	local before
-	before=$(count "$T/client" '^streams held=')
-	kill -USR1 "$CL"
-	wait_for 5 eval '[ "$(count "$T/client" "^streams held=")" -gt '"$before"' ]' || return 1
-	grep "^event gen=$1 ready=$2 " "$T/client" | tail -1 | grep -q " streams=$N "
+# client NAME PATH: a streamload client holding N streams of PATH, its report in $T/NAME; CL its pid
+client() {
+	"$LOAD" client "$SIDE" "$N" "$2" >"$T/$1" 2>"$T/$1.err" &
+	CL=$!
+	STARTED+=($CL)
+	wait_for 60 grep -q '^held' "$T/$1" || fail "the client does not hold $N streams of $2: $(tail -2 "$T/$1.err")"
 }
+# has NAME PID GEN READY: every stream of that client has that event (a report asked of it)
+has() {
+	local f=$T/$1 before
+	before=$(count "$f" '^streams held=')
+	kill -USR1 "$2"
+	wait_for 5 eval '[ "$(count "'"$f"'" "^streams held=")" -gt '"$before"' ]' || return 1
+	grep "^event gen=$3 ready=$4 " "$f" | tail -1 | grep -q " streams=$N "
+}
+# none_ended NAME: the client's last report holds every stream, none ended
+none_ended() { grep "^streams held=" "$T/$1" | tail -1 | grep -q "held=$N ended=0"; }
+client eclient "/endpoints?stream=1&timeout_ms=600000"
+EP=$CL
+pass "$N streams held on the defaults (job.nodes of $((N + 1))), each with the current endpoints as its first event"
 for k in 1 2; do
 	G=$("$TESTKIT" json-get "$T/h/endpoints.json" generation)
 	kill -KILL "$(master_pid h)"
-	wait_for 30 has "$G" 0 || fail "kill $k: $(grep "^event gen=$G ready=0 " "$T/client" | tail -1) of $N streams have generation $G not ready"
-	wait_for 30 has "$((G + 1))" 1 || fail "kill $k: $(grep "^event gen=$((G + 1)) ready=1 " "$T/client" | tail -1) of $N streams have generation $((G + 1)) ready"
+	wait_for 30 has eclient "$EP" "$G" 0 || fail "kill $k: $(grep "^event gen=$G ready=0 " "$T/eclient" | tail -1) of $N streams have generation $G not ready"
+	wait_for 30 has eclient "$EP" "$((G + 1))" 1 || fail "kill $k: $(grep "^event gen=$((G + 1)) ready=1 " "$T/eclient" | tail -1) of $N streams have generation $((G + 1)) ready"
 	pass "kill -9 $k: all $N streams got generation $G not ready, then $((G + 1)) ready"
 done
-grep "^streams held=" "$T/client" | tail -1 | grep -q "held=$N ended=0" || fail "streams ended: $(grep '^streams' "$T/client" | tail -1)"
-pass "no stream ended: $(grep '^streams' "$T/client" | tail -1)"
+none_ended eclient || fail "streams ended: $(grep '^streams' "$T/eclient" | tail -1)"
+pass "no stream ended: $(grep '^streams' "$T/eclient" | tail -1)"
 
-"$LOAD" client "$SIDE" "$N" "/gangs?stream=1&timeout_ms=600000" >"$T/gclient" 2>"$T/gclient.err" &
-GC=$!
-STARTED+=($GC)
-wait_for 60 grep -q '^held' "$T/gclient" || fail "the client does not hold $N /gangs streams: $(tail -2 "$T/gclient.err")"
-# ghas GEN: every /gangs stream has an event of that generation
-ghas() {
-	local before
-	before=$(count "$T/gclient" '^streams held=')
-	kill -USR1 "$GC"
-	wait_for 5 eval '[ "$(count "$T/gclient" "^streams held=")" -gt '"$before"' ]' || return 1
-	grep "^event gen=$1 ready=-1 " "$T/gclient" | tail -1 | grep -q " streams=$N "
-}
+client gclient "/gangs?stream=1&timeout_ms=600000"
+GC=$CL
 rank() { cat "$T/w/worker-7500.pid" 2>/dev/null; }
 wait_for 20 eval '[ -n "$(rank)" ]' || fail "the head's rank did not start: $(grep -h 'agg_w0' "$SC_OUT" | tail -3)"
 for g in 2 3; do
 	P=$(rank)
 	kill -KILL "$P"
-	wait_for 30 ghas "$g" || fail "rank kill: $(grep "^event gen=$g " "$T/gclient" | tail -1) of $N /gangs streams have generation $g"
+	wait_for 30 has gclient "$GC" "$g" -1 || fail "rank kill: $(grep "^event gen=$g " "$T/gclient" | tail -1) of $N /gangs streams have generation $g"
 	wait_for 10 eval '[ -n "$(rank)" ] && [ "$(rank)" != '"$P"' ]' || fail "the rank was not restarted"
 done
-grep "^streams held=" "$T/gclient" | tail -1 | grep -q "held=$N ended=0" || fail "/gangs streams ended: $(grep '^streams' "$T/gclient" | tail -1)"
+none_ended gclient || fail "/gangs streams ended: $(grep '^streams' "$T/gclient" | tail -1)"
 pass "$N /gangs streams beside them: each of two deaths of the gang's rank (generations 2 and 3) reached every one, none ended"
 finish

@@ -6,8 +6,8 @@
  *                                   what is measured), at most 256 connects in flight. Each event's
  *                                   "generation" and "ready" are read from its data (the first
  *                                   members of those names; ready=-1 when there is none, as in
- *                                   /gangs), and its arrival time kept per stream. Prints "held N t=US" once every stream has
- *                                   its first event; on SIGUSR1 and at SIGTERM, per event seen,
+ *                                   /gangs), and its arrival time kept per stream. Prints "held N
+ *                                   t=US" once every stream has its first event; on SIGUSR1 and at SIGTERM, per event seen,
  *                                   "event gen=G ready=R streams=K min=US p50=US p99=US max=US" (wall
  *                                   clock microseconds of arrival) and "streams held=H ended=E".
  *   streamload serve PORT           the floor: a trivial epoll server that answers every request
