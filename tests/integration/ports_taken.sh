@@ -39,10 +39,12 @@ wait_for 10 notified 'READY=1' || fail "not ready after the port was freed"
 pass "port freed: the master starts on the next attempt and becomes ready"
 kill_quiet "$SC_PID"
 
-# The late holder: take RPC once the metadata port answers (the master is in its start-up delay).
+# The late holder: take RPC once the metadata port answers (the master is in its start-up delay,
+# 3 s here: the 300 ms of the others was too short for this script to take the port first on a
+# loaded machine, and the master then had it).
 new_ports
 write_config late
-start_sidecar late
+MC_STANDIN_START_DELAY_MS=3000 start_sidecar late
 wait_for 10 curl -sf -o /dev/null "http://127.0.0.1:$META/health" || fail "metadata never came up"
 hold "$RPC"
 wait_for 10 grep_q "$SC_OUT" "not declaring ready: port $RPC is already in use by pid $HOLDER (testkit), not by pid" ||
