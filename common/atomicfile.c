@@ -192,3 +192,63 @@ file_read(const char *path, size_t *lenp)
 		*lenp = n;
 	return buf;
 }
+
+char *
+file_read_at(int dirfd, const char *name, size_t max, int flags, size_t *lenp)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC |
+	    (flags & FILE_NOFOLLOW ? O_NOFOLLOW : 0));
+	struct stat st;
+	size_t n = 0;
+	char *buf;
+	int err;
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (st.st_size >= 0 && (size_t)st.st_size > max)) {
+		err = fstat(fd, &st) != 0 ? errno : S_ISREG(st.st_mode) ? EFBIG : EINVAL;
+		close(fd);
+		errno = err;
+		return NULL;
+	}
+	buf = xmalloc(max + 2);
+	for (;;) {
+		ssize_t r = read(fd, buf + n, max + 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = errno;
+			free(buf);
+			close(fd);
+			errno = err;
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > max) {
+			free(buf);
+			close(fd);
+			errno = EFBIG;
+			return NULL;
+		}
+	}
+	close(fd);
+	buf[n] = '\0';
+	if (lenp != NULL)
+		*lenp = n;
+	return buf;
+}
+
+const char *
+file_read_error(int err, size_t max, char *buf, size_t len)
+{
+	if (err == EINVAL)
+		snprintf(buf, len, "not a regular file");
+	else if (err == EFBIG)
+		snprintf(buf, len, "larger than %zu bytes", max);
+	else if (err == ELOOP)
+		snprintf(buf, len, "a symbolic link");
+	else
+		snprintf(buf, len, "%s", strerror(err));
+	return buf;
+}

@@ -19,4 +19,14 @@ int	dir_safe(const char *, char *, size_t);
 int	mkdir_p(const char *, mode_t, char *, size_t);
 /* Read a whole small file; NULL on error. */
 char	*file_read(const char *, size_t *);
+/* Read name (below the directory dirfd, or a path with AT_FDCWD) whole when it is a regular file of
+ * at most max bytes, without ever blocking on what it is: opened once, with O_NONBLOCK (a FIFO's or
+ * a device's open returns at once, and is refused), checked with fstat before any read, read at
+ * most max + 1 bytes (a file that grew meanwhile is refused too); FILE_NOFOLLOW: a symbolic link is
+ * refused (ELOOP). NUL-terminated, its length in *lenp; NULL with errno: EINVAL not a regular file,
+ * EFBIG larger than max, or the call's own. */
+#define FILE_NOFOLLOW	1
+char	*file_read_at(int dirfd, const char *name, size_t max, int flags, size_t *lenp);
+/* What file_read_at's errno means, for a message ("not a regular file", "larger than N bytes", ...). */
+const char *file_read_error(int err, size_t max, char *buf, size_t len);
 #endif

@@ -6,11 +6,14 @@
 #include "config.h"
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "atomicfile.h"
 #include "auth.h"
 #include "cfg.h"
 #include "cfgparse.h"
@@ -452,22 +455,41 @@ load(json_t *root, const struct cfg_overrides *ov, struct cfg *c, struct strv *e
 	return errs->n == 0 ? 0 : -1;
 }
 
-int
-cfg_load_file(const char *path, const struct cfg_overrides *ov, struct cfg *c, struct strv *errs)
+json_t *
+cfg_read_json(const char *path, struct strv *errs)
 {
 	json_error_t je;
 	json_t *root;
-	int rc;
+	size_t n;
+	char *text = file_read_at(AT_FDCWD, path, CFG_FILE_MAX, 0, &n), why[128];
+	if (text == NULL) {
+		strv_pushf(errs, "%s: %s", path, file_read_error(errno, CFG_FILE_MAX, why, sizeof why));
+		return NULL;
+	}
+	root = json_loadb(text, n, JSON_REJECT_DUPLICATES, &je);
+	free(text);
+	if (root == NULL)
+		strv_pushf(errs, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+	return root;
+}
+
+int
+cfg_load_json(json_t *root, const struct cfg_overrides *ov, struct cfg *c, struct strv *errs)
+{
 	cfg_defaults(c);
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	return load(root, ov, c, errs);
+}
+
+int
+cfg_load_file(const char *path, const struct cfg_overrides *ov, struct cfg *c, struct strv *errs)
+{
+	json_t *root = cfg_read_json(path, errs);
+	int rc;
 	if (root == NULL) {
-		if (je.line < 0)
-			strv_pushf(errs, "%s: %s", path, je.text);
-		else
-			strv_pushf(errs, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+		cfg_defaults(c);
 		return -1;
 	}
-	rc = load(root, ov, c, errs);
+	rc = cfg_load_json(root, ov, c, errs);
 	json_decref(root);
 	return rc;
 }
@@ -487,4 +509,65 @@ cfg_load_string(const char *text, const struct cfg_overrides *ov, struct cfg *c,
 	rc = load(root, ov, c, errs);
 	json_decref(root);
 	return rc;
+}
+
+/* One string of a program's argv or environment: the kernel refuses the exec of any over
+ * CFG_ARG_STRLEN_MAX bytes (E2BIG), so every start would fail. */
+static size_t
+exec_string(const char *key, const char *k, const char *v, struct strv *errs)
+{
+	size_t n = strlen(k) + (v != NULL ? 1 + strlen(v) : 0) + 1;
+	if (n > CFG_ARG_STRLEN_MAX)
+		strv_pushf(errs, "%s: %zu bytes; the kernel refuses to start a program with an argument or an "
+		    "environment string over %d bytes (MAX_ARG_STRLEN), so every start would fail (E2BIG)", key, n - 1,
+		    CFG_ARG_STRLEN_MAX - 1);
+	return n + sizeof(char *);
+}
+
+static size_t
+exec_strings(const char *what, char **v, struct strv *errs)
+{
+	size_t sum = 0;
+	char key[300];
+	for (size_t i = 0; v != NULL && v[i] != NULL; i++) {
+		snprintf(key, sizeof key, "%s[%zu]", what, i);
+		sum += exec_string(key, v[i], NULL, errs);
+	}
+	return sum;
+}
+
+static size_t
+exec_env(const char *what, const struct kvlist *env, struct strv *errs)
+{
+	size_t sum = 0;
+	char key[300];
+	for (size_t i = 0; i < env->n; i++) {
+		snprintf(key, sizeof key, "%s.%.200s", what, env->v[i].key);
+		sum += exec_string(key, env->v[i].key, env->v[i].value, errs);
+	}
+	return sum;
+}
+
+void
+cfg_check_exec(const struct cfg *c, size_t inherited, long arg_max, struct strv *errs)
+{
+	size_t master = exec_strings("master.command", c->master.command, errs) +
+	    exec_strings("master.extra_args", c->master.extra_args, errs) + exec_env("master.env", &c->master.env, errs);
+	size_t shared = exec_env("endpoints.env", &c->endpoints.env, errs);
+	char what[64];
+	if (c->master.runs_here && arg_max > 0 && master + inherited > (size_t)arg_max)
+		strv_pushf(errs, "master: its command line and environment (master.command, master.extra_args, "
+		    "master.env and the %zu bytes of the sidecar's own environment) take %zu bytes, over the kernel's "
+		    "limit of %ld (ARG_MAX): its start would fail (E2BIG)", inherited, master + inherited, arg_max);
+	for (size_t g = 0; g < c->workers.ngroups; g++) {
+		size_t w;
+		snprintf(what, sizeof what, "workers.groups[%zu].command", g);
+		w = exec_strings(what, c->workers.groups[g].command, errs);
+		snprintf(what, sizeof what, "workers.groups[%zu].env", g);
+		w += exec_env(what, &c->workers.groups[g].env, errs);
+		if (arg_max > 0 && w + shared + inherited > (size_t)arg_max)
+			strv_pushf(errs, "workers.groups[%zu]: its command, its env, endpoints.env and the %zu bytes of the "
+			    "sidecar's own environment take %zu bytes, over the kernel's limit of %ld (ARG_MAX): its "
+			    "workers' start would fail (E2BIG)", g, inherited, w + shared + inherited, arg_max);
+	}
 }

@@ -63,7 +63,8 @@ fail(char *err, size_t len, const char *why, char type)
 
 /* One value at p: fills e; an array's elements go into r when r is not NULL (the top level). */
 static long
-value(const char *p, size_t n, int depth, struct resp_elem *e, struct resp_reply *r, char *err, size_t errlen)
+value(const char *p, size_t n, size_t max, int depth, struct resp_elem *e, struct resp_reply *r, char *err,
+    size_t errlen)
 {
 	long l, at, k;
 	long long v = 0;
@@ -92,6 +93,11 @@ value(const char *p, size_t n, int depth, struct resp_elem *e, struct resp_reply
 	case '$':
 		if (integer(p + 1, (size_t)l, &v) != 0 || v < -1 || v > RESP_BULK_MAX)
 			return fail(err, errlen, "not a bulk length", p[0]);
+		if (v > (long long)max) {	/* said at once: never waited for, never buffered */
+			snprintf(err, errlen, "a bulk string of %lld bytes: more than the answer to this question "
+			    "can be (%zu bytes)", v, max);
+			return -1;
+		}
 		if (v == -1) {
 			e->type = RESP_NIL;
 			return at;
@@ -118,7 +124,7 @@ value(const char *p, size_t n, int depth, struct resp_elem *e, struct resp_reply
 		e->integer = v;
 		for (long long i = 0; i < v; i++) {
 			struct resp_elem sub;
-			k = value(p + at, n - (size_t)at, depth + 1, &sub, NULL, err, errlen);
+			k = value(p + at, n - (size_t)at, max, depth + 1, &sub, NULL, err, errlen);
 			if (k <= 0)
 				return k;
 			if (r != NULL && r->nelem < RESP_ELEMS)
@@ -132,12 +138,18 @@ value(const char *p, size_t n, int depth, struct resp_elem *e, struct resp_reply
 }
 
 long
-resp_parse(const char *p, size_t n, struct resp_reply *r, char *err, size_t errlen)
+resp_parse(const char *p, size_t n, size_t max, struct resp_reply *r, char *err, size_t errlen)
 {
 	struct resp_elem e;
 	long k;
 	memset(r, 0, sizeof *r);
-	k = value(p, n, 0, &e, r, err, errlen);
+	k = value(p, n, max, 0, &e, r, err, errlen);
+	if (k == 0 && n > max)
+		k = -1, snprintf(err, errlen, "more than %zu bytes without a whole reply: more than the answer to "
+		    "this question can be", max);
+	else if (k > 0 && (size_t)k > max)
+		k = -1, snprintf(err, errlen, "a reply of %ld bytes: more than the answer to this question can be "
+		    "(%zu bytes)", k, max);
 	if (k <= 0) {
 		memset(r, 0, sizeof *r);
 		return k;

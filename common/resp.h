@@ -32,8 +32,11 @@ struct resp_reply {
 /* Append the command argv[0..argc) (each len[i] bytes; len NULL: strlen) to b. */
 void	resp_command(struct buf *, int argc, const char *const *argv, const size_t *len);
 /* One reply from the start of p[0..n): the bytes it takes (> 0), 0 when more must arrive, or -1
- * when it is not RESP (err says why). */
-long	resp_parse(const char *p, size_t n, struct resp_reply *, char *err, size_t errlen);
+ * when it is not RESP or would take more than max bytes (err says why). max is what the question
+ * can get back: a bulk string announced longer is refused at its length line, before its bytes
+ * arrive, and so is a reply still incomplete after max bytes, so that a peer cannot make the
+ * sidecar buffer more than that. */
+long	resp_parse(const char *p, size_t n, size_t max, struct resp_reply *, char *err, size_t errlen);
 /* Is element i (of an array reply) the string s? */
 int	resp_elem_is(const struct resp_reply *, size_t i, const char *s);
 #endif

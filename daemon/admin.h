@@ -39,7 +39,8 @@ struct admin_control {
 	const char	*verb;		/* what follows /control/ */
 	const char	*target;	/* ?target=, or NULL */
 	const char	*who;		/* "token", "basic:USER", "uid:N" (the local socket's peer), "anonymous" */
-	int		 refused;	/* 0, or the HTTP status the server answered with (401, 403) */
+	int		 refused;	/* 0, or the HTTP status the server answered with (400, 401, 403, 405, 413) */
+	const char	*why;		/* refused: the answer's message */
 };
 
 struct admin_source {
@@ -81,6 +82,19 @@ void		 admin_reload_tls(struct admin *);
 void		 admin_changed(struct admin *);
 /* The port it listens on (admin.listen may ask for any free one, port 0). */
 int		 admin_port(const struct admin *);
+/* The admin port's connections: open now, waiting for a request head now, and how many were ended
+ * or refused for each of its limits since the start (daemon/adminconn.c). */
+struct admin_conn_stats {
+	long		open, waiting_head;
+	unsigned long	head_timeouts;		/* no whole request head in time */
+	unsigned long	evicted;		/* made room at admin.max_connections */
+	unsigned long	refused_per_address;	/* admin.max_connections_per_ip */
+	unsigned long	refused_full;		/* admin.max_connections and the probes' reserve all taken */
+	unsigned long	reserve_refused;	/* a reserve connection asked for other than /livez, /readyz */
+};
+void		 admin_conn_stats(const struct admin *, struct admin_conn_stats *);
+/* Is path free for admin.control_socket (nothing there, or a socket)? -1 with err when it is not. */
+int		 admin_control_socket_check(const char *path, char *err, size_t errlen);
 /* Requests answered by an identical upstream GET already in flight (coalesced). */
 unsigned long	 admin_coalesced(const struct admin *);
 /* Long-polls held now. */

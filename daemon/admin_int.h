@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <microhttpd.h>
 #include <event2/event.h>
+#include "addrkey.h"
 #include "admin.h"
 #include "basic.h"
 #include "buf.h"
@@ -23,7 +24,12 @@
 /* Each connection's memory (libmicrohttpd's pool, all of it touched): request line and headers up to
  * about 3.5 KiB, and what a held stream costs beside the buffer below (8 KiB was 14 KiB per stream). */
 #define ADMIN_MEMORY_LIMIT	4096
-#define ADMIN_IDLE_TIMEOUT_S	10
+#define ADMIN_HEAD_MAX		3584	/* a longer request head is answered 431 (adm_head_too_large) */
+#define ADMIN_IDLE_TIMEOUT_S	10	/* libmicrohttpd's: no byte for this long ends a connection */
+#define ADMIN_HEAD_TIMEOUT_S	10	/* a whole request head, however slowly it comes (adminconn.c) */
+#define ADMIN_PROBE_RESERVE	16	/* connections past admin.max_connections, for /livez and /readyz */
+#define ADMIN_EVICT_AFTER_S	0.1	/* at the limit, a connection waiting this long for its head makes room */
+#define ADMIN_ACCEPT_BATCH	64	/* connections accepted per wake of the listening socket */
 #define ADMIN_STREAM_MAX_MS	3600000	/* ?timeout_ms= of a stream, at most (a long-poll: 60000) */
 #define ADMIN_STREAM_HEARD_MS	10000	/* each open stream's query told to the source again this often */
 #define ADMIN_STREAM_BLOCK	1024	/* a stream's buffer, per held stream: an endpoints.json event is under 1 KB; a larger one goes out in pieces */
@@ -38,6 +44,8 @@
 
 struct request;
 struct flight;
+struct aconn;
+struct keycount;
 
 /* The master's mutating routes: proxied with their body only when admin.write_routes is on (and
  * admin.auth is configured, which -n checks); never public. */
@@ -63,6 +71,8 @@ struct admin {
 	struct MHD_Daemon	*cmhd;
 	struct event		*cio;
 	int			 cfd;		/* its listening socket, or -1 */
+	dev_t			 csock_dev;	/* the socket file made for it */
+	ino_t			 csock_ino;
 	struct event		*caccept_ev;
 	struct httpc		*proxy;		/* the master's admin port */
 	struct request		*suspended;	/* list of requests waiting for the upstream */
@@ -73,6 +83,14 @@ struct admin {
 	unsigned long		 coalesced;	/* requests answered by another's upstream GET */
 	double			 answered_at;	/* admin.busy_poll_us: when the last answer went out */
 	int			 hot;		/* the last request came within busy_poll_us of it */
+	/* the admin port's connections (adminconn.c) */
+	struct aconn		**byfd;		/* by socket */
+	size_t			 nbyfd;
+	struct aconn		*heads, *heads_last;	/* waiting for a request head, oldest first */
+	long			 nconns, nreserve;	/* open (not shut down); of them past admin.max_connections */
+	struct keycount		**keys;		/* connections per client (addrkey) */
+	struct event		*sweep;		/* ends those whose head is late */
+	struct admin_conn_stats	 conn_stats;
 };
 
 /* admin.busy_poll_us, in seconds as mono_now() counts */
@@ -140,8 +158,20 @@ enum MHD_Result	 adm_respond_error(struct request *, int code, const char *);
 /* 503 with Retry-After: 1; busy: the limit is admin.max_waiters (HTTPRESP_BUSY) */
 enum MHD_Result	 adm_retry_later(struct request *, const char *, int busy);
 void		 adm_suspend(struct request *);		/* waiting for the upstream */
+/* 431 for a request head of len bytes, written on the connection itself, which then closes */
+enum MHD_Result	 adm_head_too_large(struct request *, size_t len);
 void		 adm_mhd_resume(struct request *);	/* goes on in one MHD_run after this loop pass */
 void		 adm_resume(struct request *, int code, struct MHD_Response *);	/* answered with resp */
+/* adminconn.c */
+void		 adm_conns_init(struct admin *);
+void		 adm_conns_free(struct admin *);
+/* A connection accepted on the admin port: 0 let in (hand it to libmicrohttpd), -1 refused (close it). */
+int		 adm_conn_admit(struct admin *, int fd, const struct sockaddr *, socklen_t);
+void		 adm_conn_unadmit(struct admin *, int fd);	/* libmicrohttpd refused it */
+void		 adm_conn_notify(void *, struct MHD_Connection *, void **, enum MHD_ConnectionNotificationCode);
+int		 adm_conn_request(struct MHD_Connection *);	/* its head is whole: 1 probes only */
+void		 adm_conn_answered(struct MHD_Connection *);
+void		 adm_conn_stats(const struct admin *, struct admin_conn_stats *);
 /* adminroute.c */
 enum MHD_Result	 adm_handler(void *, struct MHD_Connection *, const char *, const char *, const char *,
 		    const char *, size_t *, void **);
@@ -160,7 +190,8 @@ void		 adm_flight_leave(struct request *);
 int		 adm_control_path(const char *);	/* /control/... */
 int		 adm_local(const struct request *);	/* it came over the control socket */
 long		 adm_peer_uid(struct MHD_Connection *);	/* the uid at its other end, or -1 */
-void		 adm_control_refused(struct request *, int code);	/* the source hears of a 401 or 403 */
+/* the source hears of a control request refused with code (400, 401, 403, 405, 413) and why */
+void		 adm_control_refused(struct request *, int code, const char *why);
 /* The first call of a request to /control/...: method and who checked (0: go on to auth, or
  * answered in *ret: 1). */
 int		 adm_control_begin(struct request *, const char *method, enum MHD_Result *ret);

@@ -38,12 +38,14 @@ adm_peer_uid(struct MHD_Connection *conn)
 	return (long)cr.uid;
 }
 
-/* The source hears of a request to a control route that was refused with code (401, 403). */
+/* The source hears of a request to a control route that was refused with code, and why: every
+ * refusal is audited, whatever refused it. */
 void
-adm_control_refused(struct request *r, int code)
+adm_control_refused(struct request *r, int code, const char *why)
 {
 	struct admin_answer ans;
-	struct admin_control ctl = { r->path + strlen(CONTROL_PREFIX), NULL, r->who[0] ? r->who : "anonymous", code };
+	struct admin_control ctl = { r->path + strlen(CONTROL_PREFIX), NULL, r->who[0] ? r->who : "anonymous", code,
+		why };
 	char tbuf[256];
 	if (!r->control || r->a->p.source.control == NULL)
 		return;
@@ -56,7 +58,7 @@ adm_control_refused(struct request *r, int code)
 static enum MHD_Result
 refuse(struct request *r, int code, const char *msg)
 {
-	adm_control_refused(r, code);
+	adm_control_refused(r, code, msg);
 	r->route = "/control";
 	return adm_respond_error(r, code, msg);
 }
@@ -80,6 +82,7 @@ adm_control_begin(struct request *r, const char *method, enum MHD_Result *ret)
 	if (strcmp(method, MHD_HTTP_METHOD_POST) != 0) {
 		struct MHD_Response *m;
 		char *s = adm_error_json(a, "the control routes take POST only");
+		adm_control_refused(r, MHD_HTTP_METHOD_NOT_ALLOWED, "the control routes take POST only");
 		m = adm_response("application/json", s, strlen(s));
 		free(s);
 		MHD_add_response_header(m, MHD_HTTP_HEADER_ALLOW, MHD_HTTP_METHOD_POST);
@@ -112,7 +115,7 @@ adm_control_answer(struct request *r)
 {
 	struct admin *a = r->a;
 	struct admin_answer ans;
-	struct admin_control ctl = { r->path + strlen(CONTROL_PREFIX), NULL, r->who[0] ? r->who : "anonymous", 0 };
+	struct admin_control ctl = { r->path + strlen(CONTROL_PREFIX), NULL, r->who[0] ? r->who : "anonymous", 0, NULL };
 	char tbuf[256];
 	ctl.target = adm_own_arg(r, "target", tbuf, sizeof tbuf);
 	memset(&ans, 0, sizeof ans);
@@ -143,14 +146,30 @@ caccept_cb(evutil_socket_t fd, short what, void *arg)
 	adm_run(a);
 }
 
+/* Is path free for the control socket: nothing there, or a socket (a stale one is replaced)? Anything
+ * else (a file, a directory, a link) is someone else's, never replaced: -1 with err. */
+int
+admin_control_socket_check(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	if (path == NULL || strcmp(path, "off") == 0 || lstat(path, &st) != 0 || S_ISSOCK(st.st_mode))
+		return 0;
+	snprintf(err, errlen, "admin.control_socket: %s exists and is not a socket (%s): the sidecar does not "
+	    "replace it; remove it, or name another path", path, S_ISLNK(st.st_mode) ? "a symbolic link" :
+	    S_ISDIR(st.st_mode) ? "a directory" : S_ISREG(st.st_mode) ? "a regular file" : "another kind of file");
+	return -1;
+}
+
 /* admin.control_socket: a stale socket file (a sidecar that died) is replaced; a live one (another
- * sidecar of the same run_dir answers on it) is an error naming it. Made with mode 0600. */
+ * sidecar of the same run_dir answers on it) is an error naming it, and so is anything there that
+ * is not a socket. Made with mode 0600; its inode kept, so that the stop removes that socket only. */
 int
 adm_control_listen(struct admin *a, char *err, size_t errlen)
 {
 	const char *path = a->p.cfg->admin.control_socket;
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	mode_t old;
+	struct stat st;
 	int fd, probe, rc;
 	char dir[CFG_SOCKET_PATH_MAX], *slash;
 	a->cfd = -1;
@@ -172,6 +191,8 @@ adm_control_listen(struct admin *a, char *err, size_t errlen)
 	}
 	if (probe >= 0)
 		close(probe);
+	if (admin_control_socket_check(path, err, errlen) != 0)
+		return -1;
 	(void)unlink(path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
@@ -186,6 +207,10 @@ adm_control_listen(struct admin *a, char *err, size_t errlen)
 		close(fd);
 		return -1;
 	}
+	if (lstat(path, &st) == 0) {
+		a->csock_dev = st.st_dev;
+		a->csock_ino = st.st_ino;
+	}
 	a->cfd = fd;
 	a->caccept_ev = event_new(a->p.base, fd, EV_READ | EV_PERSIST, caccept_cb, a);
 	event_add(a->caccept_ev, NULL);
@@ -196,11 +221,15 @@ adm_control_listen(struct admin *a, char *err, size_t errlen)
 void
 adm_control_close(struct admin *a)
 {
+	struct stat st;
 	if (a->cfd < 0)
 		return;
 	event_free(a->caccept_ev);
 	a->caccept_ev = NULL;
 	close(a->cfd);
 	a->cfd = -1;
-	(void)unlink(a->p.cfg->admin.control_socket);
+	/* its own socket only: not what another sidecar (or anyone) has put at the path since */
+	if (lstat(a->p.cfg->admin.control_socket, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_dev == a->csock_dev &&
+	    st.st_ino == a->csock_ino)
+		(void)unlink(a->p.cfg->admin.control_socket);
 }

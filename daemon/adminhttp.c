@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <gnutls/gnutls.h>
 #include <jansson.h>
 #include "admin_int.h"
 #include "clock.h"
@@ -104,6 +105,29 @@ adm_retry_later(struct request *r, const char *msg, int busy)
 	return ret;
 }
 
+/* A head that filled the connection's memory (libmicrohttpd's pool): no answer could be built in
+ * what is left of it, so the 431 is written on the socket (or the TLS session) here, in one write
+ * of a few dozen bytes to an idle connection, and the connection is closed. */
+enum MHD_Result
+adm_head_too_large(struct request *r, size_t len)
+{
+	char body[128], resp[512];
+	int b = snprintf(body, sizeof body, "{\"error\":\"the request line and headers take more than the admin "
+	    "port's limit of %d bytes\"}\n", ADMIN_HEAD_MAX);
+	int n = snprintf(resp, sizeof resp, "HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n"
+	    "Content-Type: application/json\r\nCache-Control: no-store\r\nContent-Length: %d\r\n\r\n%s", b, body);
+	const union MHD_ConnectionInfo *fd = MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	const union MHD_ConnectionInfo *tls = r->a->p.tls->cert != NULL && !r->local ?
+	    MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_GNUTLS_SESSION) : NULL;
+	log_debug("admin: a request head of %zu bytes: 431", len);
+	r->code = MHD_HTTP_REQUEST_HEADER_FIELDS_TOO_LARGE;
+	if (tls != NULL && tls->tls_session != NULL)
+		(void)gnutls_record_send(tls->tls_session, resp, (size_t)n);
+	else if (fd != NULL)
+		(void)send(fd->connect_fd, resp, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	return MHD_NO;
+}
+
 void
 adm_suspend(struct request *r)
 {
@@ -148,6 +172,15 @@ admin_port(const struct admin *a)
 	    ((struct sockaddr_in *)&ss)->sin_port);
 }
 
+void
+admin_conn_stats(const struct admin *a, struct admin_conn_stats *st)
+{
+	if (a == NULL)
+		memset(st, 0, sizeof *st);
+	else
+		adm_conn_stats(a, st);
+}
+
 unsigned long
 admin_coalesced(const struct admin *a)
 {
@@ -164,6 +197,7 @@ static void
 completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode tc)
 {
 	struct request *r = *con_cls;
+	adm_conn_answered(conn);
 	if (r == NULL)
 		return;
 	if (r->a->p.cfg->admin.busy_poll_us > 0)
@@ -260,7 +294,7 @@ static void
 accept_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct admin *a = arg;
-	for (int i = 0; i < 64; i++) {
+	for (int i = 0; i < ADMIN_ACCEPT_BATCH; i++) {
 		struct sockaddr_storage ss;
 		socklen_t len = sizeof ss;
 		int c = accept4(a->lfd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -281,8 +315,11 @@ accept_cb(evutil_socket_t fd, short what, void *arg)
 		if (a->paused)
 			log_notice("admin: accepting connections again");
 		a->paused = 0;
-		/* over a limit (per IP, in all) MHD closes it at once */
-		(void)MHD_add_connection(a->mhd, c, (struct sockaddr *)&ss, len);
+		/* over a limit (per client, in all) it is closed at once */
+		if (adm_conn_admit(a, c, (struct sockaddr *)&ss, len) != 0)
+			close(c);
+		else if (MHD_add_connection(a->mhd, c, (struct sockaddr *)&ss, len) != MHD_YES)
+			adm_conn_unadmit(a, c);	/* and closed by libmicrohttpd */
 	}
 	adm_run(a);
 }
@@ -351,10 +388,13 @@ mhd_daemon(struct admin *a, const struct tls_pem *tls, int control)
 		flags |= MHD_USE_IPv6;
 	if (tls_on)
 		flags |= MHD_USE_TLS;
+	/* the admin port's limits are adminconn.c's; libmicrohttpd's are above them, for the
+	 * connections shut down there that it has not closed yet */
 	return MHD_start_daemon(flags, 0, NULL, NULL, adm_handler, a,
 	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, a,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)(control ? ADMIN_CONTROL_CONNECTIONS : c->admin.max_connections),
-	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)(control ? 0 : c->admin.max_connections_per_ip),
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)(control ? ADMIN_CONTROL_CONNECTIONS :
+	    c->admin.max_connections + ADMIN_PROBE_RESERVE + ADMIN_ACCEPT_BATCH),
+	    MHD_OPTION_NOTIFY_CONNECTION, control ? NULL : adm_conn_notify, a,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)ADMIN_IDLE_TIMEOUT_S,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)ADMIN_MEMORY_LIMIT,
 	    MHD_OPTION_NOTIFY_COMPLETED, completed, a,
@@ -444,6 +484,7 @@ admin_new(const struct admin_params *p, char *err, size_t errlen)
 	a->timer = evtimer_new(p->base, io_cb, a);
 	a->kick = event_new(p->base, -1, 0, io_cb, a);
 	a->heard_ev = evtimer_new(p->base, adm_heard_cb, a);
+	adm_conns_init(a);
 	a->basic = basic_new(p->base, &p->cfg->admin.basic_users);
 	if (mhd_start(a, p->tls) != 0) {
 		snprintf(err, errlen, "cannot start the admin server on %s (admin.listen)", p->cfg->admin.listen);
@@ -451,6 +492,7 @@ admin_new(const struct admin_params *p, char *err, size_t errlen)
 		event_free(a->timer);
 		event_free(a->kick);
 		event_free(a->heard_ev);
+		adm_conns_free(a);
 		close(a->lfd);
 		adm_control_close(a);
 		free(a);
@@ -506,6 +548,7 @@ admin_free(struct admin *a)
 	event_free(a->heard_ev);
 	event_free(a->accept_ev);
 	event_free(a->accept_pause);
+	adm_conns_free(a);
 	close(a->lfd);
 	adm_control_close(a);
 	httpc_free(a->proxy);

@@ -148,6 +148,14 @@ route(struct request *r, const char *url)
 	return own_route(r, url);
 }
 
+/* An error answered before the request is routed; a control route's is audited first. */
+static enum MHD_Result
+refuse_now(struct request *r, int code, const char *msg)
+{
+	adm_control_refused(r, code, msg);
+	return adm_respond_error(r, code, msg);
+}
+
 static const char unauthorized_msg[] = "this route needs credentials (admin.auth): \"Authorization: Bearer "
     "<token>\" or \"Basic\" with a user of basic_auth_users";
 
@@ -160,7 +168,7 @@ basic_done(int ok, void *arg)
 	r->auth_req = NULL;
 	if (!ok) {
 		char *s = adm_error_json(r->a, unauthorized_msg);
-		adm_control_refused(r, MHD_HTTP_UNAUTHORIZED);
+		adm_control_refused(r, MHD_HTTP_UNAUTHORIZED, unauthorized_msg);
 		resp = adm_response("application/json", s, strlen(s));
 		free(s);
 		adm_challenge(r->a, resp);
@@ -181,7 +189,7 @@ authorize(struct request *r, const char *header)
 		return MHD_YES;
 	}
 	if (r->a->basic == NULL || auth_basic_parse(header, user, sizeof user, pass, sizeof pass) != 0) {
-		adm_control_refused(r, MHD_HTTP_UNAUTHORIZED);
+		adm_control_refused(r, MHD_HTTP_UNAUTHORIZED, unauthorized_msg);
 		r->route = "unauthorized";
 		return adm_respond_error(r, MHD_HTTP_UNAUTHORIZED, unauthorized_msg);
 	}
@@ -190,9 +198,12 @@ authorize(struct request *r, const char *header)
 	explicit_bzero(pass, sizeof pass);
 	if (rc == BASIC_OK)
 		return MHD_YES;
-	if (rc == BASIC_BUSY)
-		return adm_retry_later(r, "too many passwords are being checked (admin.auth.basic_auth_users); "
-		    "retry later", 0);
+	if (rc == BASIC_BUSY) {
+		static const char busy[] = "too many passwords are being checked (admin.auth.basic_auth_users); "
+		    "retry later";
+		adm_control_refused(r, MHD_HTTP_SERVICE_UNAVAILABLE, busy);
+		return adm_retry_later(r, busy, 0);
+	}
 	adm_suspend(r);
 	return MHD_YES;
 }
@@ -213,6 +224,23 @@ adm_handler(void *cls, struct MHD_Connection *conn, const char *url, const char 
 		r->conn = conn;
 		r->route = "other";
 		*con_cls = r;
+		/* a request head over ADMIN_HEAD_MAX: 431, written here (libmicrohttpd would have too
+		 * little of the connection's memory left to build any answer, and close it unanswered) */
+		{
+			const union MHD_ConnectionInfo *hs = MHD_get_connection_info(conn,
+			    MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+			if (hs != NULL && hs->header_size > ADMIN_HEAD_MAX) {
+				r->route = "other";
+				return adm_head_too_large(r, hs->header_size);
+			}
+		}
+		/* a connection let in past admin.max_connections serves the probes only */
+		if (adm_conn_request(conn) && strcmp(url, "/livez") != 0 && strcmp(url, "/readyz") != 0) {
+			a->conn_stats.reserve_refused++;
+			r->route = "busy";
+			return adm_retry_later(r, "admin.max_connections: every connection is busy; "
+			    "the few past it are kept for /livez and /readyz", 0);
+		}
 		/* mutual TLS: a client certificate the client CA signed, on every route */
 		if (r->a->p.tls->ca != NULL) {
 			const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn,
@@ -241,16 +269,16 @@ adm_handler(void *cls, struct MHD_Connection *conn, const char *url, const char 
 		} else if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
 			r->write = r->a->p.cfg->admin.write_routes ? adm_write_route_of(method, url) : NULL;
 			if (r->write == NULL)
-				return adm_respond_error(r, MHD_HTTP_METHOD_NOT_ALLOWED, r->a->p.cfg->admin.write_routes ?
+				return refuse_now(r, MHD_HTTP_METHOD_NOT_ALLOWED, r->a->p.cfg->admin.write_routes ?
 				    "only GET and HEAD, and the master's mutating routes with their methods" :
 				    "only GET and HEAD are allowed (admin.write_routes is off)");
 		}
 		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 		te = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
 		if (r->write == NULL && ((cl != NULL && strtol(cl, NULL, 10) != 0) || te != NULL))
-			return adm_respond_error(r, MHD_HTTP_CONTENT_TOO_LARGE, "request bodies are not accepted");
+			return refuse_now(r, MHD_HTTP_CONTENT_TOO_LARGE, "request bodies are not accepted");
 		if (r->write != NULL && cl != NULL && strtoll(cl, NULL, 10) > WRITE_MAX_BODY)
-			return adm_respond_error(r, MHD_HTTP_CONTENT_TOO_LARGE, "bodies of the master's mutating routes "
+			return refuse_now(r, MHD_HTTP_CONTENT_TOO_LARGE, "bodies of the master's mutating routes "
 			    "are accepted up to 1 MiB");
 		/* libmicrohttpd leaves the path and query as they came (see unescape()) */
 		if (r->path == NULL) {
@@ -258,7 +286,7 @@ adm_handler(void *cls, struct MHD_Connection *conn, const char *url, const char 
 			query_unescape(r->path);
 		}
 		if (query_has_control(r->path, strlen(r->path)))
-			return adm_respond_error(r, MHD_HTTP_BAD_REQUEST,
+			return refuse_now(r, MHD_HTTP_BAD_REQUEST,
 			    "control character or malformed percent-encoding in the path");
 		if (!r->local && (r->a->p.token[0] != '\0' || r->a->basic != NULL) &&
 		    (r->write != NULL || r->control || !auth_public(r->path, r->a->p.cfg->admin.public_routes)))

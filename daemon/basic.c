@@ -12,7 +12,12 @@
 #include "xalloc.h"
 
 #define BASIC_CACHE	64
-#define BASIC_QUEUE	32
+/* Passwords waiting for the bcrypt thread: a user of basic_auth_users, and apart from them an
+ * unknown one (checked against a dummy hash, so that it costs the same): a flood of unknown users
+ * fills only its own small queue, and the thread takes a known user's first, so the real users
+ * (Prometheus after a restart of the sidecar, before its password is remembered) are served. */
+#define BASIC_QUEUE		32
+#define BASIC_UNKNOWN_QUEUE	4
 
 /* the hash an unknown user's password is checked against (cost 10, like the usual ones) */
 static const char dummy_hash[] = "$2b$10$abcdefghijklmnopqrstuuqflPDzB6gcMhKa1rZqKiun2YGL5sa2u";
@@ -35,8 +40,8 @@ struct basic {
 	pthread_t		 thread;
 	pthread_mutex_t		 mu;
 	pthread_cond_t		 cv;
-	struct basic_req	*queue, *done;	/* guarded by mu */
-	int			 nqueued;
+	struct basic_req	*queue[2], *done;	/* guarded by mu; [0] known users, [1] unknown */
+	int			 nqueued[2];
 	int			 stop;
 	int			 pipe[2];	/* the thread tells the loop */
 	struct event		*ev;
@@ -63,13 +68,15 @@ worker(void *arg)
 	pthread_mutex_lock(&b->mu);
 	for (;;) {
 		struct basic_req *r;
-		while (b->queue == NULL && !b->stop)
+		int q;
+		while (b->queue[0] == NULL && b->queue[1] == NULL && !b->stop)
 			pthread_cond_wait(&b->cv, &b->mu);
 		if (b->stop)
 			break;
-		r = b->queue;
-		b->queue = r->next;
-		b->nqueued--;
+		q = b->queue[0] != NULL ? 0 : 1;	/* a known user's first */
+		r = b->queue[q];
+		b->queue[q] = r->next;
+		b->nqueued[q]--;
 		pthread_mutex_unlock(&b->mu);
 		{
 			const char *out = crypt_r(r->pass, r->hash, cd);
@@ -158,10 +165,11 @@ basic_free(struct basic *b)
 	pthread_cond_signal(&b->cv);
 	pthread_mutex_unlock(&b->mu);
 	pthread_join(b->thread, NULL);
-	for (r = b->queue; r != NULL; r = next) {
-		next = r->next;
-		req_free(r);
-	}
+	for (int q = 0; q < 2; q++)
+		for (r = b->queue[q]; r != NULL; r = next) {
+			next = r->next;
+			req_free(r);
+		}
 	for (r = b->done; r != NULL; r = next) {
 		next = r->next;
 		req_free(r);
@@ -181,6 +189,7 @@ basic_check(struct basic *b, const char *user, const char *pass, basic_cb cb, vo
 {
 	const char *hash = kvlist_get(b->users, user);
 	size_t ul = strlen(user), pl = strlen(pass);
+	int q;
 	char *material = xmalloc(ul + pl + 2);
 	struct basic_req *r = xcalloc(1, sizeof *r);
 	memcpy(material, user, ul + 1);
@@ -192,8 +201,9 @@ basic_check(struct basic *b, const char *user, const char *pass, basic_cb cb, vo
 		free(r);
 		return BASIC_OK;
 	}
+	q = hash == NULL;
 	pthread_mutex_lock(&b->mu);
-	if (b->nqueued >= BASIC_QUEUE) {
+	if (b->nqueued[q] >= (q ? BASIC_UNKNOWN_QUEUE : BASIC_QUEUE)) {
 		pthread_mutex_unlock(&b->mu);
 		free(r);
 		return BASIC_BUSY;
@@ -205,12 +215,12 @@ basic_check(struct basic *b, const char *user, const char *pass, basic_cb cb, vo
 	r->cb = cb;
 	r->arg = arg;
 	{	/* in arrival order */
-		struct basic_req **pp = &b->queue;
+		struct basic_req **pp = &b->queue[q];
 		while (*pp != NULL)
 			pp = &(*pp)->next;
 		*pp = r;
 	}
-	b->nqueued++;
+	b->nqueued[q]++;
 	pthread_cond_signal(&b->cv);
 	pthread_mutex_unlock(&b->mu);
 	*out = r;

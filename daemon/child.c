@@ -698,6 +698,15 @@ child_signal_orphans(int sig)
 	return n;
 }
 
+size_t
+child_environ_bytes(void)
+{
+	size_t n = 0;
+	for (char **e = environ; *e != NULL; e++)
+		n += strlen(*e) + 1 + sizeof *e;
+	return n;
+}
+
 char **
 child_env(const struct kvlist *const *lists, size_t nlists)
 {

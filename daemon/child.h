@@ -93,6 +93,8 @@ size_t		 child_list(struct child ***);
 void		 child_reap(void);
 /* Build "KEY=value" vectors: the sidecar's environment with the list applied over it. */
 char		**child_env(const struct kvlist *const *, size_t);
+/* What the sidecar's own environment, which every child inherits, takes of the kernel's ARG_MAX. */
+size_t		 child_environ_bytes(void);
 /* Is pid a process that escaped a child's group and was re-parented to the sidecar (a subreaper)? */
 int	child_is_orphan(pid_t);
 /* Send sig to every such process; returns how many. */

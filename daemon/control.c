@@ -266,7 +266,7 @@ control_act(struct sidecar *s, const struct admin_control *req, struct admin_ans
 	json_t *j;
 	if (req->refused)
 		say(&o, req->refused, "refused", "%s", req->refused == 401 ? "no valid credentials" :
-		    "the control routes need admin.auth over the network");
+		    req->why != NULL ? req->why : "the control routes need admin.auth over the network");
 	else
 		act(s, req, &o);
 	if (o.kind == NULL)

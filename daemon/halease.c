@@ -19,6 +19,9 @@
 #include "xalloc.h"
 
 #define REDIS_TIMEOUT_MS	1000
+/* The most a reply to these commands can take: +OK to AUTH and SELECT, an integer to the release,
+ * two short strings to HMGET (a master's address and its owner token, each under 128 bytes). */
+#define REDIS_REPLY_MAX		4096
 #define LEARN_RETRY_S		1
 
 /* Delete the lease only while the token is the one given: never a lease a newer leader holds. */
@@ -227,7 +230,7 @@ op_read(struct bufferevent *bev, void *arg)
 	buf_room(&o->in, n);
 	evbuffer_remove(in, o->in.p + o->in.len, n);
 	o->in.len += n;
-	while ((k = resp_parse(o->in.p, o->in.len, &r, err, sizeof err)) > 0) {
+	while ((k = resp_parse(o->in.p, o->in.len, REDIS_REPLY_MAX, &r, err, sizeof err)) > 0) {
 		if (r.type == RESP_ERROR) {
 			char e[160];
 			snprintf(e, sizeof e, "%.*s", (int)(r.len < 150 ? r.len : 150), r.s);
@@ -305,6 +308,7 @@ op_send(struct halease *l, int kind, int argc, const char *const *argv)
 		tv.tv_usec = 0;
 	} else {
 		bufferevent_setcb(o->bev, op_read, NULL, op_event, o);
+		bufferevent_setwatermark(o->bev, EV_READ, 0, REDIS_REPLY_MAX + 1);
 		bufferevent_write(o->bev, b.p, b.len);
 		bufferevent_enable(o->bev, EV_READ);
 	}

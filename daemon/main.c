@@ -124,7 +124,7 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 		break;
 	case SIGHUP:	/* kill -HUP: as POST /control/reload, which also reopens the logs */
 		if (!s->stopping) {
-			struct admin_control req = { "reload", NULL, "signal:SIGHUP", 0 };
+			struct admin_control req = { "reload", NULL, "signal:SIGHUP", 0, NULL };
 			struct admin_answer ans = { 0 };
 			log_notice("SIGHUP: reopening log files, reloading the configuration");
 			control_act(s, &req, &ans);
@@ -197,6 +197,9 @@ check_names(struct sidecar *s, struct strv *errs)
 	if (cfg->admin.bearer_token_file[0] != '\0' && auth_token_read(cfg->admin.bearer_token_file,
 	    s->token, sizeof s->token, err, sizeof err) != 0)
 		strv_pushf(errs, "admin.auth.bearer_token_file: %s", err);
+	if (admin_control_socket_check(cfg->admin.control_socket, err, sizeof err) != 0)
+		strv_pushf(errs, "%s", err);
+	cfg_check_exec(cfg, child_environ_bytes(), sysconf(_SC_ARG_MAX), errs);
 }
 
 /* Raise the open-file limit to its hard limit, and keep the admin server inside what is left once

@@ -31,12 +31,37 @@
 
 extern char **environ;
 
-/* Run cmd with one more argument, its stdout into out (at most ASK_MAX bytes), for at most ASK_MS;
- * the exit status does not matter (gflags exits 1 after --helpxml). 0, or -1 with why. */
+/* Reap pid (its process group killed first when kill_it), waiting until deadline at most: its status
+ * into *st, 0; -1 when it is still there (a process in the kernel's uninterruptible sleep: left to
+ * the SIGCHLD reaper). */
+static int
+reap_by(pid_t pid, int kill_it, double deadline, int *st)
+{
+	if (kill_it)
+		kill(-pid, SIGKILL);
+	for (;;) {
+		pid_t r = waitpid(pid, st, WNOHANG);
+		if (r == pid || (r < 0 && errno != EINTR))
+			return r == pid ? 0 : -1;
+		if (mono_now() >= deadline) {
+			if (kill_it)
+				return -1;
+			kill(-pid, SIGKILL);	/* it closed its output but did not exit */
+			kill_it = 1;
+			deadline = mono_now() + 1.0;
+		}
+		poll(NULL, 0, 5);
+	}
+}
+
+/* Run cmd with one more argument, its stdout into out (at most ASK_MAX bytes), all of it within
+ * ASK_MS: the pipe is read non-blocking, and a child still there at the deadline (silent, or done
+ * writing but not exiting) is killed with its process group and reaped. The exit status does not
+ * matter (gflags exits 1 after --helpxml). 0, or -1 with why. */
 static int
 ask(char *const *cmd, const char *flag, char **envp, struct buf *out, char *why, size_t len)
 {
-	int p[2], st, n = 0, gone = 0;
+	int p[2], st = 0, n = 0, done = 0, reaped;
 	double deadline = mono_now() + ASK_MS / 1000.0;
 	char **argv;
 	pid_t pid;
@@ -45,7 +70,7 @@ ask(char *const *cmd, const char *flag, char **envp, struct buf *out, char *why,
 	argv = xcalloc((size_t)n + 2, sizeof *argv);
 	memcpy(argv, cmd, (size_t)n * sizeof *argv);
 	argv[n] = (char *)flag;
-	if (pipe2(p, O_CLOEXEC) != 0) {
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0) {
 		snprintf(why, len, "pipe: %s", strerror(errno));
 		free(argv);
 		return -1;
@@ -56,6 +81,7 @@ ask(char *const *cmd, const char *flag, char **envp, struct buf *out, char *why,
 		dup2(null, 0);
 		dup2(p[1], 1);
 		dup2(null, 2);
+		fcntl(1, F_SETFL, 0);	/* its end blocks, as a pipe a program is given does */
 		execvpe(argv[0], argv, envp ? envp : environ);
 		_exit(127);
 	}
@@ -66,35 +92,49 @@ ask(char *const *cmd, const char *flag, char **envp, struct buf *out, char *why,
 		close(p[0]);
 		return -1;
 	}
-	for (;;) {
+	setpgid(pid, pid);	/* both sides: the kill below reaches its group whichever runs first */
+	while (!done) {
 		struct pollfd pf = { p[0], POLLIN, 0 };
 		int left = (int)((deadline - mono_now()) * 1000.0);
 		ssize_t r;
-		if (left <= 0 || out->len > ASK_MAX) {
-			kill(-pid, SIGKILL);
-			snprintf(why, len, left <= 0 ? "it did not answer %s within %d ms" : "its answer to %s is too long",
-			    flag, ASK_MS);
+		if (left <= 0) {
+			snprintf(why, len, "it did not answer %s within %d ms", flag, ASK_MS);
 			break;
 		}
-		if (poll(&pf, 1, left) < 0 && errno != EINTR)
+		if (out->len > ASK_MAX) {
+			snprintf(why, len, "its answer to %s is longer than %d bytes", flag, ASK_MAX);
 			break;
+		}
+		if (poll(&pf, 1, left) <= 0)
+			continue;	/* EINTR, or the deadline: checked above */
 		buf_room(out, 65536);
 		if ((r = read(p[0], out->p + out->len, 65536)) > 0) {
 			out->len += (size_t)r;
 			out->p[out->len] = '\0';
-		} else if (r == 0 || errno != EINTR) {
-			gone = 1;
+		} else if (r == 0)
+			done = 1;
+		else if (errno != EINTR && errno != EAGAIN) {
+			snprintf(why, len, "reading its answer to %s: %s", flag, strerror(errno));
 			break;
 		}
 	}
 	close(p[0]);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (gone && WIFEXITED(st) && WEXITSTATUS(st) == 127 && out->len == 0) {
+	/* its output ended: it has until the deadline to exit; otherwise, or when it was cut off, its
+	 * process group is killed */
+	reaped = reap_by(pid, !done, done ? deadline : mono_now() + 1.0, &st) == 0;
+	if (done && !reaped) {
+		snprintf(why, len, "it did not exit within %d ms after answering %s", ASK_MS, flag);
+		return -1;
+	}
+	if (done && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) {
+		snprintf(why, len, "it did not exit within %d ms after answering %s", ASK_MS, flag);
+		return -1;
+	}
+	if (done && WIFEXITED(st) && WEXITSTATUS(st) == 127 && out->len == 0) {
 		snprintf(why, len, "it could not be run");
 		return -1;
 	}
-	return gone ? 0 : -1;
+	return done ? 0 : -1;
 }
 
 /* Where the answers are kept: systemd's CacheDirectory, else the user's cache directory. */

@@ -199,6 +199,29 @@ render_process(struct buf *b, double started_wall)
 	prom_sample(b, "process_start_time_seconds", NULL, started_wall);
 }
 
+static void
+render_conns(struct buf *b, const struct admin_conn_stats *c)
+{
+	const struct { const char *reason; unsigned long n; } ended[] = {
+		{ "head_timeout", c->head_timeouts }, { "evicted", c->evicted },
+		{ "per_address", c->refused_per_address }, { "full", c->refused_full },
+		{ "reserve_only", c->reserve_refused },
+	};
+	prom_family(b, "mooncake_sidecar_admin_connections", "Connections to the admin port open now, and of them "
+	    "those waiting for a request head.", "gauge");
+	prom_sample(b, "mooncake_sidecar_admin_connections", (const char *[]){ "state", "open", NULL }, (double)c->open);
+	prom_sample(b, "mooncake_sidecar_admin_connections", (const char *[]){ "state", "waiting_head", NULL },
+	    (double)c->waiting_head);
+	prom_family(b, "mooncake_sidecar_admin_connections_refused_total", "Connections to the admin port ended or "
+	    "refused by its limits: no whole request head within 10 s (head_timeout), made room for a new one at "
+	    "admin.max_connections (evicted), admin.max_connections_per_ip (per_address), every connection and the "
+	    "probes' reserve taken (full), a reserve connection asking for other than /livez or /readyz "
+	    "(reserve_only, answered 503).", "counter");
+	for (size_t i = 0; i < sizeof ended / sizeof ended[0]; i++)
+		prom_sample(b, "mooncake_sidecar_admin_connections_refused_total",
+		    (const char *[]){ "reason", ended[i].reason, NULL }, (double)ended[i].n);
+}
+
 void
 render_metrics(const struct view *v, struct buf *b)
 {
@@ -208,6 +231,10 @@ render_metrics(const struct view *v, struct buf *b)
 	prom_family(b, "mooncake_sidecar_admin_long_polls", "Long-polls and event streams of /endpoints and /gangs held now "
 	    "(at most admin.max_waiters).", "gauge");
 	prom_sample(b, "mooncake_sidecar_admin_long_polls", NULL, (double)v->long_polls);
+	render_conns(b, &v->conns);
+	prom_family(b, "mooncake_sidecar_sd_reports_refused_total", "Reports of what runs on another node (sent with "
+	    "its poll of /endpoints, for /sd) that did not parse: /sd keeps what that node reported before.", "counter");
+	prom_sample(b, "mooncake_sidecar_sd_reports_refused_total", NULL, (double)v->sd_refused);
 	prom_family(b, "mooncake_sidecar_proxy_coalesced_total",
 	    "Proxied requests answered by an identical request to the master already in flight.", "counter");
 	prom_sample(b, "mooncake_sidecar_proxy_coalesced_total", NULL, (double)v->coalesced);

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cfg.h"
 #include "cfgdiff.h"
 #include "child.h"
@@ -97,18 +98,22 @@ reload_apply(struct sidecar *s, char *msg, size_t len, const char **word, json_t
 	struct cfg n;
 	struct strv errs = { 0 }, warns = { 0 }, diff = { 0 }, fixed = { 0 }, restarted = { 0 };
 	struct topology t = { 0 };
-	json_error_t je;
-	json_t *root = json_load_file(s->cfg_path, JSON_REJECT_DUPLICATES, &je);
+	json_t *root = cfg_read_json(s->cfg_path, &errs);	/* once: what is loaded is what is compared */
 	char err[512];
 	size_t ndiff;
 	int code;
-	if (cfg_load_file(s->cfg_path, &s->ov, &n, &errs) == 0) {
+	if (root == NULL)
+		cfg_defaults(&n);
+	else if (cfg_load_json(root, &s->ov, &n, &errs) == 0) {
+		cfg_check_exec(&n, child_environ_bytes(), sysconf(_SC_ARG_MAX), &errs);
 		if (topology_build(&n, &n.job.nodes, n.job.gpus_per_node, &t, err, sizeof err) != 0)
 			strv_pushf(&errs, "workers: %s", err);
 		else if (n.master.runs_here && n.master.check_flags)
 			master_flags_check(&n, 0, &errs, &warns);	/* cached only: no child run in the loop */
 	}
 	if (errs.n > 0) {
+		for (size_t i = 0; i < errs.n; i++)
+			log_err("reload: %s", errs.v[i]);
 		snprintf(msg, len, "%s: %zu error%s; nothing changed", s->cfg_path, errs.n, errs.n == 1 ? "" : "s");
 		*word = "invalid";
 		*extra = json_pack("{s:o}", "errors", strv_json(&errs));

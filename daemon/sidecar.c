@@ -448,9 +448,19 @@ sidecar_sd_heard(struct sidecar *sc, const char *node, const char *sd)
 	p = &sc->sd_peers[i];
 	if (sd != NULL && (p->raw == NULL || strcmp(p->raw, sd) != 0)) {	/* news: read it (most polls bring none) */
 		if (sdreport_parse(sd, t, SD_MAX_TARGETS, &n, err, sizeof err) != 0) {
-			log_debug("/sd: the report of %s is not used: %s", node, err);
+			/* counted each time; said once for each report as it came (a follower repeats its
+			 * report in every poll), and /sd keeps what that node reported last */
+			sc->sd_refused++;
+			if (p->refused == NULL || strcmp(p->refused, sd) != 0) {
+				log_warn("/sd: the report of node %s is refused (%s): /sd keeps what it reported before",
+				    node, err);
+				free(p->refused);
+				p->refused = xstrdup(sd);
+			}
 			return;
 		}
+		free(p->refused);
+		p->refused = NULL;
 		free(p->t);
 		p->t = n ? xcalloc(n, sizeof *p->t) : NULL;
 		if (n)
@@ -468,6 +478,7 @@ sidecar_sd_free(struct sidecar *sc)
 	for (size_t i = 0; i < sc->nsd_peers; i++) {
 		free(sc->sd_peers[i].t);
 		free(sc->sd_peers[i].raw);
+		free(sc->sd_peers[i].refused);
 	}
 	free(sc->sd_peers);
 	free(sc->sd_hash);
@@ -574,6 +585,8 @@ sidecar_view(const struct sidecar *sc, struct view *v, int files)
 	sd_build(sc, v);
 	v->long_polls = admin_long_polls(sc->admin);
 	v->coalesced = admin_coalesced(sc->admin);
+	admin_conn_stats(sc->admin, &v->conns);
+	v->sd_refused = sc->sd_refused;
 	audit_view(v, child_paused());
 	readiness_of(v, sc->stopping);
 }

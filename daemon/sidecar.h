@@ -60,7 +60,9 @@ struct sidecar {
 		size_t			 n;
 		char			*raw;	/* the report as it came */
 		double			 heard;	/* monotonic; 0: never */
+		char			*refused;	/* the last report refused as it came, or NULL */
 	}			*sd_peers;	/* by index in job.nodes: that node's report */
+	unsigned long		 sd_refused;	/* reports that did not parse */
 	size_t			 nsd_peers;
 	long			*sd_hash;	/* job.nodes' names: index + 1, 0 empty */
 	size_t			 sd_slots;

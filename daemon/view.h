@@ -2,6 +2,7 @@
 #define DAEMON_VIEW_H
 #include <stddef.h>
 #include <sys/types.h>
+#include "admin.h"
 #include "arena.h"
 #include "gangfsm.h"
 #include "prom.h"
@@ -161,6 +162,7 @@ struct view {
 	}			*sd;
 	size_t			 nsd;
 	int			 sd_tls;
+	unsigned long		 sd_refused;	/* nodes' /sd reports that did not parse */
 	/* the operator's control: supervision paused (since, wall clock), the last actions, oldest first */
 	int			 paused;
 	double			 paused_since;
@@ -172,6 +174,7 @@ struct view {
 	size_t			 nactions;
 	/* the admin server */
 	long			 long_polls;
+	struct admin_conn_stats	 conns;		/* the admin port's */
 	unsigned long		 coalesced;
 };
 

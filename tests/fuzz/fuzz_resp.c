@@ -1,4 +1,6 @@
-/* Redis replies: no crash; a reply taken lies within the input, and so does every string of it. */
+/* Redis replies: no crash; a reply taken lies within the input, and so does every string of it;
+ * none is taken longer than the most the question can get back (the first byte picks it), and an
+ * input longer than that is never left waiting for more. */
 #include "config.h"
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,8 +16,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	struct resp_reply r;
 	long k;
 	memcpy(p, data, len);
-	k = resp_parse(p, len, &r, err, sizeof err);
-	if (k > (long)len || k < -1 || r.nelem > RESP_ELEMS)
+	size_t max = len > 0 ? (size_t)data[0] * 8 : 0;
+	k = resp_parse(p, len, max, &r, err, sizeof err);
+	if (k > (long)len || k < -1 || r.nelem > RESP_ELEMS || (k > 0 && (size_t)k > max) || (k == 0 && len > max))
 		abort();
 	if (k > 0 && r.s != NULL && (r.s < p || r.s + r.len > p + k))
 		abort();

@@ -34,7 +34,7 @@ OUT=$("$SIDECAR" -c "$T/broken.json" -n 2>&1); RC=$?
 [ "$RC" -eq 78 ] && grep -q "$T/broken.json:2:" <<<"$OUT" || fail "syntax error: $RC $OUT"
 pass "JSON syntax error: file:line:column, exit 78"
 OUT=$("$SIDECAR" -c "$T/missing.json" 2>&1); RC=$?
-[ "$RC" -eq 78 ] && grep -q "unable to open $T/missing.json" <<<"$OUT" || fail "missing file: $RC $OUT"
+[ "$RC" -eq 78 ] && grep -q "$T/missing.json: No such file or directory" <<<"$OUT" || fail "missing file: $RC $OUT"
 pass "missing config file: named, exit 78"
 # A run directory others could write into: its files could be replaced under the workers.
 new_ports

@@ -33,8 +33,8 @@ CODE=$(adm_code "/control/restart?target=master" -X POST)
     fail "POST over TCP without admin.auth: $CODE"
 curl -s -D "$T/h" -o /dev/null "http://127.0.0.1:$SIDE/control/restart?target=master"
 grep -q '^HTTP/1.1 405' "$T/h" && grep -qi '^Allow: POST' "$T/h" || fail "GET of a control route: $(cat "$T/h")"
-[ "$(audit "restart master by anonymous: refused (403)")" = 2 ] && [ "$(metric restart master refused)" = 2 ] ||
-    fail "the refusal is not audited and counted"
+[ "$(audit "restart master by anonymous: refused (403)")" = 2 ] && [ "$(audit "restart master by anonymous: refused (405)")" = 1 ] &&
+    [ "$(metric restart master refused)" = 3 ] || fail "the refusals (403 twice, 405) are not audited and counted"
 pass "control socket mode 0600; over TCP without admin.auth: 403 naming the socket, GET 405 (Allow: POST); refusals audited, counted"
 
 # restart of the master: ctl --wait returns once the new one is ready; a second restart meanwhile is a no-op

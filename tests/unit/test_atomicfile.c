@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "config.h"
 #include <check.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +107,54 @@ START_TEST(test_mkdir_p)
 }
 END_TEST
 
+/* file_read_at: a regular file whole; never a blocking read of what is not one (a FIFO with no
+ * writer would block an open or a read for good), nor more than max bytes, nor through a link when
+ * told so; each refusal with its errno and message. */
+START_TEST(test_read_at)
+{
+	char p[128], big[128], why[64];
+	size_t n = 99;
+	char *s;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	FILE *f;
+	snprintf(p, sizeof p, "%s/small", dir);
+	f = fopen(p, "w");
+	fputs("{\"a\": 1}", f);
+	fclose(f);
+	s = file_read_at(AT_FDCWD, p, 7, 0, &n);
+	ck_assert_ptr_null(s);
+	ck_assert_int_eq(errno, EFBIG);
+	ck_assert_str_eq(file_read_error(errno, 7, why, sizeof why), "larger than 7 bytes");
+	s = file_read_at(AT_FDCWD, p, 8, 0, &n);	/* exactly max */
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(s, "{\"a\": 1}");
+	ck_assert_uint_eq(n, 8);
+	free(s);
+	s = file_read_at(dfd, "small", 64, FILE_NOFOLLOW, NULL);
+	ck_assert_ptr_nonnull(s);
+	free(s);
+	snprintf(p, sizeof p, "%s/fifo", dir);
+	ck_assert_int_eq(mkfifo(p, 0600), 0);
+	alarm(5);	/* a blocking open or read fails the test by its alarm */
+	ck_assert_ptr_null(file_read_at(AT_FDCWD, p, 64, 0, NULL));
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_str_eq(file_read_error(errno, 64, why, sizeof why), "not a regular file");
+	ck_assert_ptr_null(file_read_at(AT_FDCWD, dir, 64, 0, NULL));
+	ck_assert_int_eq(errno, EINVAL);
+	alarm(0);
+	snprintf(big, sizeof big, "%s/link", dir);
+	ck_assert_int_eq(symlink("small", big), 0);
+	ck_assert_ptr_null(file_read_at(dfd, "link", 64, FILE_NOFOLLOW, NULL));
+	ck_assert_int_eq(errno, ELOOP);
+	s = file_read_at(dfd, "link", 64, 0, NULL);
+	ck_assert_ptr_nonnull(s);
+	free(s);
+	ck_assert_ptr_null(file_read_at(dfd, "missing", 64, 0, NULL));
+	ck_assert_int_eq(errno, ENOENT);
+	close(dfd);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -115,6 +165,7 @@ main(void)
 	tcase_add_test(tc, test_no_planted_link);
 	tcase_add_test(tc, test_dir_safe);
 	tcase_add_test(tc, test_mkdir_p);
+	tcase_add_test(tc, test_read_at);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

@@ -504,6 +504,53 @@ START_TEST(test_gpus_per_node_from_env)
 }
 END_TEST
 
+/* What the kernel refuses at an exec is refused before it: one string over MAX_ARG_STRLEN (with its
+ * NUL), or the whole over ARG_MAX with what every child inherits; each named by its key. */
+START_TEST(test_exec_sizes)
+{
+	struct cfg c;
+	struct strv errs = { 0 };
+	size_t big = CFG_ARG_STRLEN_MAX;
+	char *v = malloc(big + 1), *json = malloc(big + 256);
+	memset(v, 'x', big);
+	v[big] = '\0';
+	snprintf(json, big + 256, "{\"master\":{\"env\":{\"K\":\"%s\"}}}", v + 3);	/* "K=", value, NUL: the limit */
+	ck_assert_int_eq(cfg_load_string(json, NULL, &c, &errs), 0);
+	cfg_check_exec(&c, 0, 0, &errs);
+	ck_assert_uint_eq(errs.n, 0);
+	cfg_free(&c);
+	snprintf(json, big + 256, "{\"master\":{\"env\":{\"K\":\"%s\"}}}", v + 2);	/* one byte over */
+	ck_assert_int_eq(cfg_load_string(json, NULL, &c, &errs), 0);
+	cfg_check_exec(&c, 0, 0, &errs);
+	ck_assert_uint_eq(errs.n, 1);
+	ck_assert_str_eq(errs.v[0], "master.env.K: 131072 bytes; the kernel refuses to start a program with an "
+	    "argument or an environment string over 131071 bytes (MAX_ARG_STRLEN), so every start would fail (E2BIG)");
+	strv_free(&errs);
+	cfg_free(&c);
+	snprintf(json, big + 256, "{\"job\":{\"gpus_per_node\":1},\"workers\":{\"groups\":[{\"command\":[\"serve\",\"%s\"]}]}}", v);
+	ck_assert_int_eq(cfg_load_string(json, NULL, &c, &errs), 0);
+	cfg_check_exec(&c, 0, 0, &errs);
+	ck_assert_uint_eq(errs.n, 1);
+	ck_assert_ptr_nonnull(strstr(errs.v[0], "workers.groups[0].command[1]: 131072 bytes"));
+	strv_free(&errs);
+	cfg_free(&c);
+	/* the whole: the sidecar's own environment counts; arg_max 0 checks nothing */
+	ck_assert_int_eq(cfg_load_string("{\"master\":{\"env\":{\"A\":\"12345678\"}}}", NULL, &c, &errs), 0);
+	cfg_check_exec(&c, 1000, 0, &errs);
+	ck_assert_uint_eq(errs.n, 0);
+	cfg_check_exec(&c, 1000, 1200, &errs);
+	ck_assert_uint_eq(errs.n, 0);
+	cfg_check_exec(&c, 1000, 1010, &errs);
+	ck_assert_uint_eq(errs.n, 1);
+	ck_assert_ptr_nonnull(strstr(errs.v[0], "master: its command line and environment"));
+	ck_assert_ptr_nonnull(strstr(errs.v[0], "over the kernel's limit of 1010 (ARG_MAX)"));
+	strv_free(&errs);
+	cfg_free(&c);
+	free(v);
+	free(json);
+}
+END_TEST
+
 START_TEST(test_hostport)
 {
 	char host[64];
@@ -540,6 +587,7 @@ main(void)
 	tcase_add_test(tc, test_store_used);
 	tcase_add_test(tc, test_gpus_per_node_from_env);
 	tcase_add_test(tc, test_hostport);
+	tcase_add_test(tc, test_exec_sizes);
 	tcase_add_test(tc, test_ha_resolved);
 	tcase_add_test(tc, test_snapshot_resolved);
 	suite_add_tcase(s, tc);

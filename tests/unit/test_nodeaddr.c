@@ -5,6 +5,9 @@
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include "addrkey.h"
 #include "nodeaddr.h"
 #include "unit.h"
 
@@ -155,6 +158,41 @@ START_TEST(test_from_status_truncated)
 }
 END_TEST
 
+/* Whom the per-address connection limit counts as one: an IPv4 address; an IPv6 /64 (every
+ * address of one subnet is one client); an IPv4-mapped IPv6 address as its IPv4 address. */
+static struct addrkey
+key_of(const char *ip)
+{
+	struct sockaddr_in s4 = { .sin_family = AF_INET };
+	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6 };
+	if (inet_pton(AF_INET, ip, &s4.sin_addr) == 1)
+		return addrkey_of((struct sockaddr *)&s4, sizeof s4);
+	ck_assert_int_eq(inet_pton(AF_INET6, ip, &s6.sin6_addr), 1);
+	return addrkey_of((struct sockaddr *)&s6, sizeof s6);
+}
+
+START_TEST(test_addrkey)
+{
+	struct addrkey a = key_of("2001:db8:1:2::1"), b = key_of("2001:db8:1:2:ffff:ffff:ffff:ffff"),
+	    c = key_of("2001:db8:1:3::1"), d = key_of("192.0.2.7"), e = key_of("::ffff:192.0.2.7"),
+	    f = key_of("192.0.2.8"), g = key_of("::1"), h = key_of("::2");
+	struct sockaddr_un { sa_family_t f; char p[8]; } un = { AF_UNIX, "x" };
+	struct addrkey z = addrkey_of((struct sockaddr *)&un, sizeof un), s4 = key_of("0.0.0.0");
+	ck_assert(addrkey_eq(&a, &b));			/* one /64 */
+	ck_assert_uint_eq(addrkey_hash(&a), addrkey_hash(&b));
+	ck_assert(!addrkey_eq(&a, &c));			/* the next /64 */
+	ck_assert(addrkey_eq(&d, &e));			/* mapped */
+	ck_assert_int_eq(e.family, AF_INET);
+	ck_assert(!addrkey_eq(&d, &f));
+	ck_assert(addrkey_eq(&g, &h));			/* ::/64 */
+	ck_assert_int_eq(z.family, 0);			/* not limited */
+	ck_assert_int_eq(addrkey_of(NULL, 0).family, 0);
+	ck_assert_int_eq(addrkey_of((struct sockaddr *)&un, 2).family, 0);
+	ck_assert(!addrkey_eq(&s4, &g));		/* 0.0.0.0 and ::/64: both 0 bits, not one family */
+	ck_assert_int_eq(key_of("2001:db8::1").family, AF_INET6);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -162,6 +200,7 @@ main(void)
 	TCase *tc = tcase_create("nodeaddr");
 	tcase_add_loop_test(tc, test_decide, 0, (int)(sizeof cases / sizeof cases[0]));
 	tcase_add_test(tc, test_check_messages);
+	tcase_add_test(tc, test_addrkey);
 	tcase_add_test(tc, test_usable);
 	tcase_add_loop_test(tc, test_from_status, 0, (int)(sizeof statuses / sizeof statuses[0]));
 	tcase_add_test(tc, test_from_status_truncated);

@@ -56,7 +56,7 @@ START_TEST(test_whole_and_split)
 	size_t n = strlen(in);
 	struct resp_reply r;
 	char err[200];
-	long k = resp_parse(in, n, &r, err, sizeof err);
+	long k = resp_parse(in, n, RESP_BULK_MAX, &r, err, sizeof err);
 	if (cases[_i].take < 0) {
 		ck_assert_msg(k == -1, "%s: took %ld", in, k);
 		ck_assert_msg(strstr(err, "reply type '") != NULL, "%s: %s", in, err);
@@ -75,7 +75,7 @@ START_TEST(test_whole_and_split)
 	for (size_t cut = 0; cut < n; cut++) {
 		char *p = malloc(cut + 1);
 		memcpy(p, in, cut);
-		k = resp_parse(p, cut, &r, err, sizeof err);
+		k = resp_parse(p, cut, RESP_BULK_MAX, &r, err, sizeof err);
 		if (cases[_i].take >= 0 && (long)cut < cases[_i].take)
 			ck_assert_msg(k == 0 && r.type == 0, "%s cut at %zu: %ld", in, cut, k);
 		else if (cases[_i].take < 0)
@@ -85,12 +85,48 @@ START_TEST(test_whole_and_split)
 }
 END_TEST
 
+/* A reply longer than what the question can get back is refused, at the length line of a bulk
+ * string (before its bytes arrive), or once max bytes have come without a whole reply: whole and
+ * split at every byte. */
+static const struct {
+	const char	*in;
+	size_t		 max;
+	long		 take;		/* -1: refused once this many bytes are in (at), else taken */
+	size_t		 at;
+} capped[] = {
+	{ "$536870912\r\n", 4096, -1, 12 },
+	{ "*2\r\n$3\r\nabc\r\n$5000\r\n", 4096, -1, 20 },
+	{ "$10\r\n0123456789\r\n", 17, 17, 0 },
+	{ "$10\r\n0123456789\r\n", 16, -1, 17 },
+	{ "+aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 32, -1, 33 },
+	{ ":12345\r\n", 8, 8, 0 },
+};
+
+START_TEST(test_capped)
+{
+	const char *in = capped[_i].in;
+	size_t n = strlen(in), max = capped[_i].max;
+	struct resp_reply r;
+	char err[200];
+	for (size_t cut = 0; cut <= n; cut++) {
+		long k = resp_parse(in, cut, max, &r, err, sizeof err);
+		if (capped[_i].take >= 0)
+			ck_assert_msg(k == (cut == n ? capped[_i].take : 0), "%s cut at %zu: %ld", in, cut, k);
+		else if (cut >= capped[_i].at) {
+			ck_assert_msg(k == -1, "%s cut at %zu: %ld", in, cut, k);
+			ck_assert_msg(strstr(err, "more than") != NULL, "%s: %s", in, err);
+		} else
+			ck_assert_msg(k == 0, "%s cut at %zu: %ld", in, cut, k);
+	}
+}
+END_TEST
+
 START_TEST(test_elements)
 {
 	const char *in = "*3\r\n$15\r\n127.0.0.1:50051\r\n$-1\r\n:7\r\n";
 	struct resp_reply r;
 	char err[200];
-	ck_assert_int_eq(resp_parse(in, strlen(in), &r, err, sizeof err), (long)strlen(in));
+	ck_assert_int_eq(resp_parse(in, strlen(in), RESP_BULK_MAX, &r, err, sizeof err), (long)strlen(in));
 	ck_assert(resp_elem_is(&r, 0, "127.0.0.1:50051"));
 	ck_assert(!resp_elem_is(&r, 0, "127.0.0.1:5005"));
 	ck_assert(!resp_elem_is(&r, 1, ""));
@@ -127,6 +163,7 @@ main(void)
 	TCase *tc = tcase_create("resp");
 	tcase_add_loop_test(tc, test_whole_and_split, 0, sizeof cases / sizeof cases[0]);
 	tcase_add_test(tc, test_elements);
+	tcase_add_loop_test(tc, test_capped, 0, sizeof capped / sizeof capped[0]);
 	tcase_add_test(tc, test_command);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
