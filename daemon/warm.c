@@ -263,7 +263,7 @@ warm_persisted(struct warm *w, const char *id, char *why, size_t len)
 static int
 put_back(struct warm *w, char *what, size_t len)
 {
-	char latest[4096], why[300], *text = NULL;
+	char latest[4096], why[300], werr[300], *text = NULL;
 	size_t n = 0;
 	int cat = open_in(w, w->catalog_rel), keep = -1, rc = 0;
 	snprintf(latest, sizeof latest, "%s/latest.txt", w->catalog);
@@ -298,8 +298,8 @@ put_back(struct warm *w, char *what, size_t len)
 	}
 	/* latest.txt at it; where even that cannot be written (the disk full), the master still finds
 	 * it among the snapshots it lists once the latest fails (RestoreState's candidates) */
-	if (atomic_write(latest, w->good, strlen(w->good), 0644, 0, why, sizeof why) != 0)
-		log_warn("mooncake_master: latest.txt not rewritten (%s): the master tries the latest first", why);
+	if (atomic_write(latest, w->good, strlen(w->good), 0644, 0, werr, sizeof werr) != 0)
+		log_warn("mooncake_master: latest.txt not rewritten (%s): the master tries the latest first", werr);
 	snprintf(what, len, "the latest snapshot %.100s is not good (%.150s): the last good one, %s, put back for "
 	    "the restore", text != NULL && text[0] ? text : "(none)", why, w->good);
 	rc = 1;
