@@ -13,8 +13,35 @@
  * question. */
 static const char *const owned[] = {
 	"enable_ha", "ha_backend_type", "ha_backend_connstring", "etcd_endpoints", "enable_snapshot",
-	"enable_snapshot_restore", "snapshot_interval_seconds", "snapshot_object_store_type", NULL
+	"enable_snapshot_restore", "snapshot_interval_seconds", "snapshot_object_store_type", "enable_oplog", NULL
 };
+
+/* etcd://HOST:PORT[,HOST:PORT...]: the endpoints as --etcd_endpoints takes them (separated by
+ * semicolons) into out; -1 when it is not that. */
+static int
+etcd_endpoints(const char *backend, char *out, size_t len)
+{
+	const char *p = backend + 7;
+	size_t o = 0;
+	if (strncmp(backend, "etcd://", 7) != 0 || *p == '\0')
+		return -1;
+	while (*p != '\0') {
+		size_t n = strcspn(p, ",");
+		const char *colon = memrchr(p, ':', n);
+		if (n == 0 || colon == NULL || colon == p || colon + 1 == p + n || memchr(p, '/', n) != NULL ||
+		    strspn(colon + 1, "0123456789") != (size_t)(p + n - colon - 1) || o + n + 2 > len)
+			return -1;
+		if (o > 0)
+			out[o++] = ';';
+		memcpy(out + o, p, n);
+		o += n;
+		p += n + (p[n] == ',');
+		if (p[-1] == ',' && *p == '\0')
+			return -1;
+	}
+	out[o] = '\0';
+	return 0;
+}
 
 static void
 add_flags(struct hacfg *c, struct strv *errs)
@@ -24,10 +51,27 @@ add_flags(struct hacfg *c, struct strv *errs)
 	for (int i = 0; owned[i] != NULL; i++)
 		if (workerenv_gflag(*c->extra_args, owned[i], strncmp(owned[i], "enable_", 7) == 0) != NULL)
 			strv_pushf(errs, "master.extra_args: --%s is set by master.ha; leave it out", owned[i]);
+	if (strncmp(c->backend, "etcd://", 7) == 0) {
+		char eps[1024] = "";
+		if (etcd_endpoints(c->backend, eps, sizeof eps) != 0)
+			strv_pushf(errs, "master.ha.backend: \"%s\" is not etcd://HOST:PORT[,HOST:PORT...]", c->backend);
+		if (c->snapshot_dir[0] != '\0')
+			strv_pushf(errs, "master.ha.snapshot_dir: not used with etcd, whose OpLog replicates the leader's "
+			    "metadata to the standbys; leave it out");
+		for (char **a = *c->extra_args; *a != NULL; a++)
+			strv_push(&args, *a);
+		strv_push(&args, "--enable_ha=true");
+		strv_push(&args, "--ha_backend_type=etcd");
+		strv_pushf(&args, "--etcd_endpoints=%s", eps);
+		strv_push(&args, "--enable_oplog=true");
+		strv_freev(*c->extra_args);
+		*c->extra_args = args.v;
+		return;
+	}
 	if (strncmp(c->backend, "redis://", 8) != 0 || c->backend[8] == '\0' ||
 	    strchr(c->backend + 8, '/') != NULL)
-		strv_pushf(errs, "master.ha.backend: \"%s\" is not redis://HOST:PORT (0.3.12's etcd backend is "
-		    "not built with Debian's packages; give its flags in master.extra_args)", c->backend);
+		strv_pushf(errs, "master.ha.backend: \"%s\" is neither redis://HOST:PORT nor "
+		    "etcd://HOST:PORT[,HOST:PORT...]", c->backend);
 	if (c->snapshot_dir[0] != '/')
 		strv_pushf(errs, "master.ha.snapshot_dir: \"%s\" is not an absolute path: every master of the HA "
 		    "group must share one (a shared filesystem across machines); a standby is promoted from it",

@@ -56,7 +56,8 @@ decide_stop(const struct rc_state *s, struct rc_actions *a)
 	    (s->stop_now || s->workers_running == 0))
 		a->stop_master = level;
 	master_gone = s->master == RC_MASTER_NONE || !s->master_alive;
-	if (s->workers_running == 0 && master_gone && !s->orphans_signalled && (!s->report_pending || s->stop_now))
+	if (s->workers_running == 0 && master_gone && !s->orphans_signalled &&
+	    ((!s->report_pending && !s->lease_pending) || s->stop_now))
 		a->signal_orphans = 1;
 }
 

@@ -45,6 +45,8 @@ struct rc_state {
 	int		 node_ready;		/* the readiness rule says so (common/readiness.h) */
 	int		 follow_lost;		/* no master here: the head sidecar stopped answering */
 	int		 report_pending;	/* stopping follower: the head has not heard it stop yet */
+	int		 lease_pending;		/* an HA master's lease being released (within 1 s): its
+						   stop waits for it, or the next leader waits out the lease */
 	size_t		 workers;		/* this node's */
 	size_t		 workers_ready;
 	size_t		 workers_running;

@@ -1,3 +1,9 @@
+/*
+ * The lease of an HA master in its backend (halease.h). Over 600 lines because the two backends
+ * (Redis, spoken on a connection of its own per request, and etcd, through its JSON gateway) share
+ * one set of operations, their outcomes and the switchover that drives them; split, each half would
+ * need the other's private state.
+ */
 #include "config.h"
 #include <errno.h>
 #include <stdio.h>
@@ -7,6 +13,8 @@
 #include <event2/bufferevent.h>
 #include "buf.h"
 #include "child.h"
+#include "etcdkv.h"
+#include "httpc.h"
 #include "clock.h"
 #include "hacfg.h"
 #include "halease.h"
@@ -22,6 +30,8 @@
 /* The most a reply to these commands can take: +OK to AUTH and SELECT, an integer to the release,
  * two short strings to HMGET (a master's address and its owner token, each under 128 bytes). */
 #define REDIS_REPLY_MAX		4096
+/* etcd's answer to a range of one key or a revoke: its header and one key-value, well under this */
+#define ETCD_ANSWER_MAX		16384
 #define LEARN_RETRY_S		1
 
 /* Delete the lease only while the token is the one given: never a lease a newer leader holds. */
@@ -34,6 +44,13 @@ enum sw_state { SW_NONE, SW_STEPPING_DOWN, SW_WAITING, SW_DONE, SW_FAILED };
 static const char *const sw_names[] = { "none", "stepping_down", "waiting", "done", "failed" };
 #define SW_TICK_MS	50
 
+/* What a backend answered, the same for Redis and etcd. */
+struct answer {
+	char		 leader[300];	/* learn, leader: the address the lease names, "" none */
+	char		 token[128];	/* learn: Redis's owner token, or etcd's lease ID */
+	int		 released;	/* release: 1 released, 0 no such lease left */
+};
+
 struct op {
 	struct halease		*l;
 	struct op		*next;
@@ -41,6 +58,7 @@ struct op {
 	unsigned		 spawn;
 	double			 started;	/* release: when the process was seen gone */
 	struct bufferevent	*bev;
+	struct httpc_req	*req;		/* etcd: the request */
 	struct event		*timer;		/* the timeout, or the failure of the connect itself */
 	struct buf		 in;
 	int			 skip;		/* replies before the command's own (AUTH, SELECT) */
@@ -51,6 +69,9 @@ struct op {
 
 struct halease {
 	struct event_base	*base;
+	int			 etcd;		/* the backend: etcd (its JSON gateway), else Redis */
+	struct httpc		*etcd_h[8];	/* etcd: each endpoint's, asked in turn while they fail */
+	int			 netcd, etcd_at;
 	struct httpc_target	 target;
 	char			*key, *self, *user, *password;
 	int			 db;
@@ -61,6 +82,8 @@ struct halease {
 	struct event		*retry;		/* a learn Redis did not answer, asked again */
 	unsigned		 retry_spawn;
 	struct op		*ops;
+	void			(*released_cb)(void *);	/* after each release, outside op_done's free */
+	void			*released_arg;
 	struct {	/* the last switchover */
 		int		 state;		/* enum sw_state */
 		struct child	*c;
@@ -80,6 +103,49 @@ struct halease {
 
 static void learn_again(evutil_socket_t, short, void *);
 
+/* etcd: the endpoints of --etcd_endpoints (HOST:PORT;HOST:PORT...), asked through their JSON gateway;
+ * the key mooncake-store/<cluster id>/master_view (etcd_leader_coordinator.cpp), whose value is the
+ * leader's address under a lease granted for it: the lease ID is the owner token. */
+static struct halease *
+etcd_new(struct event_base *base, const struct cfg *c, char **args, char *err, size_t len)
+{
+	const char *eps = workerenv_gflag(args, "etcd_endpoints", 0), *addr = workerenv_gflag(args, "rpc_address", 0);
+	struct halease *l;
+	char *list, *save = NULL;
+	if (eps == NULL || eps[0] == '\0' || addr == NULL) {
+		snprintf(err, len, "no --etcd_endpoints or --rpc_address");
+		return NULL;
+	}
+	l = xcalloc(1, sizeof *l);
+	l->etcd = 1;
+	list = xstrdup(eps);
+	for (char *e = strtok_r(list, ";,", &save); e != NULL && l->netcd < 8; e = strtok_r(NULL, ";,", &save)) {
+		struct httpc_target t;
+		char name[300];
+		int port;
+		const char *hp = strncmp(e, "http://", 7) == 0 ? e + 7 : e;
+		int bad = url_split_hostport(hp, name, sizeof name, &port) != 0;
+		if (bad)
+			snprintf(err, len, "--etcd_endpoints=%s: %s is not HOST:PORT", eps, e);
+		if (bad || httpc_resolve(name, port, &t, err, len) != 0) {
+			for (int i = 0; i < l->netcd; i++)
+				httpc_free(l->etcd_h[i]);
+			free(list);
+			free(l);
+			return NULL;
+		}
+		l->etcd_h[l->netcd++] = httpc_new(base, &t, 1, ETCD_ANSWER_MAX, REDIS_TIMEOUT_MS);
+	}
+	free(list);
+	l->key = xasprintf("mooncake-store/%s/master_view", hacfg_cluster_id(args, &c->master.env));
+	l->self = xasprintf("%s:%ld", addr, c->master.rpc_port);
+	l->user = xstrdup("");
+	l->password = xstrdup("");
+	l->base = base;
+	l->retry = evtimer_new(base, learn_again, l);
+	return l;
+}
+
 struct halease *
 halease_new(struct event_base *base, const struct cfg *c, char **args, char *err, size_t len)
 {
@@ -87,7 +153,11 @@ halease_new(struct event_base *base, const struct cfg *c, char **args, char *err
 	char host[320], name[300], *h;
 	struct halease *l;
 	int port;
-	if (!workerenv_gflag_true(args, "enable_ha") || type == NULL || strcmp(type, "redis") != 0)
+	if (!workerenv_gflag_true(args, "enable_ha"))
+		return NULL;
+	if (type == NULL || strcmp(type, "etcd") == 0)	/* 0.3.12's default backend */
+		return etcd_new(base, c, args, err, len);
+	if (strcmp(type, "redis") != 0)
 		return NULL;
 	conn = workerenv_gflag(args, "ha_backend_connstring", 0);
 	addr = workerenv_gflag(args, "rpc_address", 0);
@@ -147,66 +217,80 @@ op_free(struct op *o)
 	*p = o->next;
 	if (o->bev != NULL)
 		bufferevent_free(o->bev);
+	httpc_cancel(o->req);
 	event_free(o->timer);
 	free(o->in.p);
 	free(o);
 }
 
-/* The command's answer (r), or its failure (r NULL, o->why). */
+static const char *
+backend_name(const struct halease *l)
+{
+	return l->etcd ? "etcd" : "Redis";
+}
+
+/* Does the lease name this master: its address, or (etcd, 0.3.13 and later) the marker it writes
+ * while it warms up as the leader (learn is asked only once this master says it leads)? */
+static int
+names_self(const struct halease *l, const char *leader)
+{
+	return strcmp(leader, l->self) == 0 || (l->etcd && strncmp(leader, ETCDKV_WARMING, strlen(ETCDKV_WARMING)) == 0);
+}
+
+/* The backend's answer (a), or its failure (a NULL, o->why). */
 static void
-op_done(struct op *o, const struct resp_reply *r)
+op_done(struct op *o, const struct answer *a)
 {
 	struct halease *l = o->l;
 	switch (o->kind) {
 	case OP_LEARN:
 		if (l->asking == o->spawn)
 			l->asking = 0;
-		if (r == NULL || r->type != RESP_ARRAY || r->nelem < 2 || !resp_elem_is(r, 0, l->self) ||
-		    r->elem[1].type != RESP_BULK || r->elem[1].len == 0 || r->elem[1].len >= sizeof l->token) {
-			log_debug("mooncake_master: its lease in Redis not learned: %s", r == NULL ? o->why :
+		if (a == NULL || !names_self(l, a->leader) || a->token[0] == '\0') {
+			log_debug("mooncake_master: its lease in %s not learned: %s", backend_name(l), a == NULL ? o->why :
 			    "the lease is not this master's");
-			if (r == NULL && l->exited != o->spawn) {	/* Redis did not answer: again in a second */
+			if (a == NULL && l->exited != o->spawn) {	/* no answer: again in a second */
 				struct timeval tv = { LEARN_RETRY_S, 0 };
 				l->retry_spawn = o->spawn;
 				evtimer_add(l->retry, &tv);
 			}
 			break;
 		}
-		memcpy(l->token, r->elem[1].s, r->elem[1].len);
-		l->token[r->elem[1].len] = '\0';
+		snprintf(l->token, sizeof l->token, "%s", a->token);
 		l->token_spawn = o->spawn;
-		log_debug("mooncake_master: holds the lease %s in Redis", l->key);
+		log_debug("mooncake_master: holds the lease %s in %s (%s)", l->key, backend_name(l), l->token);
 		if (l->exited == o->spawn)
-			halease_exited(l, o->spawn);	/* it ended while Redis was asked */
+			halease_exited(l, o->spawn);	/* it ended while the backend was asked */
 		break;
 	case OP_RELEASE:
 		l->st.last_ms = (mono_now() - o->started) * 1000.0;
-		if (r != NULL && r->type == RESP_INTEGER && r->integer == 1) {
+		if (a != NULL && a->released) {
 			l->st.released++;
-			log_notice("mooncake_master: its leadership released in Redis %.1f ms after it ended (%s): "
-			    "another master can lead now, not once the lease has lapsed", l->st.last_ms, l->key);
-		} else if (r != NULL && r->type == RESP_INTEGER) {
+			log_notice("mooncake_master: its leadership released in %s %.1f ms after it ended (%s): "
+			    "another master can lead now, not once the lease has lapsed", backend_name(l), l->st.last_ms,
+			    l->key);
+		} else if (a != NULL) {
 			l->st.gone++;
-			log_info("mooncake_master: no lease of its left in Redis to release (lapsed, or taken)");
+			log_info("mooncake_master: no lease of its left in %s to release (lapsed, or taken)",
+			    backend_name(l));
 		} else {
 			l->st.failed++;
-			snprintf(l->st.last_error, sizeof l->st.last_error, "%s", r == NULL ? o->why : "not an integer");
-			log_warn("mooncake_master: its leadership not released in Redis (%s): another master leads "
-			    "once the lease lapses (5 s)", l->st.last_error);
+			snprintf(l->st.last_error, sizeof l->st.last_error, "%s", o->why);
+			log_warn("mooncake_master: its leadership not released in %s (%s): another master leads "
+			    "once the lease lapses (5 s)", backend_name(l), l->st.last_error);
 		}
 		break;
-	case OP_LEADER:
-		if (r != NULL && r->type == RESP_ARRAY && r->nelem >= 1 && r->elem[0].type == RESP_BULK) {
-			char leader[300];
-			snprintf(leader, sizeof leader, "%.*s", (int)r->elem[0].len, r->elem[0].s);
-			o->cb(o->arg, leader, NULL);
-		} else if (r != NULL && r->type == RESP_ARRAY && r->nelem >= 1)
-			o->cb(o->arg, "", NULL);
-		else
-			o->cb(o->arg, NULL, r == NULL ? o->why : "not an array");
+	case OP_LEADER:	/* a master warming up (0.3.13 and later) is no leader to name yet */
+		o->cb(o->arg, a == NULL ? NULL : strncmp(a->leader, ETCDKV_WARMING, strlen(ETCDKV_WARMING)) == 0 ? "" :
+		    a->leader, a == NULL ? o->why : NULL);
 		break;
 	}
-	op_free(o);
+	{
+		int released = o->kind == OP_RELEASE;
+		op_free(o);
+		if (released && l->released_cb != NULL)
+			l->released_cb(l->released_arg);
+	}
 }
 
 static void
@@ -214,8 +298,41 @@ op_fail(struct op *o, const char *detail)
 {
 	char d[sizeof o->why];
 	snprintf(d, sizeof d, "%s", detail);	/* detail may be o->why itself */
-	snprintf(o->why, sizeof o->why, "Redis at %.100s: %.200s", o->l->target.name, d);
+	snprintf(o->why, sizeof o->why, "%s at %.100s: %.200s", backend_name(o->l), o->l->etcd ?
+	    httpc_upstream(o->l->etcd_h[o->l->etcd_at]) : o->l->target.name, d);
 	op_done(o, NULL);
+}
+
+/* Redis's reply to the command, as the answer (0), or -1 with why. */
+static int
+redis_answer(const struct op *o, const struct resp_reply *r, struct answer *a, char *why, size_t len)
+{
+	memset(a, 0, sizeof *a);
+	switch (o->kind) {
+	case OP_LEARN:
+		if (r->type != RESP_ARRAY || r->nelem < 2)
+			break;
+		if (r->elem[0].type == RESP_BULK)
+			snprintf(a->leader, sizeof a->leader, "%.*s", (int)r->elem[0].len, r->elem[0].s);
+		if (r->elem[1].type == RESP_BULK && r->elem[1].len < sizeof a->token)
+			snprintf(a->token, sizeof a->token, "%.*s", (int)r->elem[1].len, r->elem[1].s);
+		return 0;
+	case OP_RELEASE:
+		if (r->type != RESP_INTEGER) {
+			snprintf(why, len, "not an integer");
+			return -1;
+		}
+		a->released = r->integer == 1;
+		return 0;
+	case OP_LEADER:
+		if (r->type != RESP_ARRAY || r->nelem < 1)
+			break;
+		if (r->elem[0].type == RESP_BULK)
+			snprintf(a->leader, sizeof a->leader, "%.*s", (int)r->elem[0].len, r->elem[0].s);
+		return 0;
+	}
+	snprintf(why, len, "not an array");
+	return -1;
 }
 
 static void
@@ -238,7 +355,11 @@ op_read(struct bufferevent *bev, void *arg)
 			return;
 		}
 		if (o->skip == 0) {
-			op_done(o, &r);
+			struct answer a;
+			if (redis_answer(o, &r, &a, err, sizeof err) != 0)
+				op_fail(o, err);
+			else
+				op_done(o, &a);
 			return;
 		}
 		o->skip--;
@@ -269,18 +390,80 @@ op_timer(evutil_socket_t fd, short what, void *arg)
 	op_fail(o, o->why[0] ? o->why : "no answer in 1000 ms");
 }
 
-/* Send argv (after AUTH and SELECT when set) on a connection of its own. */
+/* etcd's answer to the request of o, through its JSON gateway */
+static void
+etcd_answered(const struct httpc_response *r, void *arg)
+{
+	struct op *o = arg;
+	struct halease *l = o->l;
+	struct answer a = { 0 };
+	char lease[ETCDKV_LEASE_MAX], err[300];
+	int rc;
+	o->req = NULL;
+	if (r->outcome != HTTPC_OK) {
+		op_fail(o, r->detail != NULL ? r->detail : "no answer");
+		l->etcd_at = (l->etcd_at + 1) % l->netcd;	/* the next endpoint from now on */
+		return;
+	}
+	if (o->kind == OP_RELEASE) {
+		if ((rc = etcdkv_revoke_answer(r->status, r->body, r->len, err, sizeof err)) < 0) {
+			op_fail(o, err);
+			return;
+		}
+		a.released = rc;
+	} else {
+		if ((rc = etcdkv_range_answer(r->status, r->body, r->len, a.leader, sizeof a.leader, lease, sizeof lease,
+		    err, sizeof err)) < 0) {
+			op_fail(o, err);
+			return;
+		}
+		if (rc == 1 && strcmp(lease, "0") != 0)
+			snprintf(a.token, sizeof a.token, "%s", lease);
+	}
+	op_done(o, &a);
+}
+
+/* Ask etcd: the master's key (learn, leader), or the revoke of the lease learned (release). */
+static void
+etcd_send(struct op *o, const char *lease)
+{
+	struct halease *l = o->l;
+	char body[1024];
+	size_t n = lease != NULL ? etcdkv_revoke_request(lease, body, sizeof body) :
+	    etcdkv_range_request(l->key, body, sizeof body);
+	if (n == 0) {
+		struct timeval now = { 0, 0 };
+		snprintf(o->why, sizeof o->why, "the request does not fit");
+		evtimer_add(o->timer, &now);
+		return;
+	}
+	o->req = httpc_request(l->etcd_h[l->etcd_at], "POST", lease != NULL ? ETCDKV_PATH_REVOKE : ETCDKV_PATH_RANGE,
+	    "application/json", body, n, REDIS_TIMEOUT_MS, etcd_answered, o);
+}
+
 static struct op *
-op_send(struct halease *l, int kind, int argc, const char *const *argv)
+op_new(struct halease *l, int kind)
 {
 	struct op *o = xcalloc(1, sizeof *o);
-	struct buf b = { 0 };
-	struct timeval tv = { REDIS_TIMEOUT_MS / 1000, (REDIS_TIMEOUT_MS % 1000) * 1000 };
 	o->l = l;
 	o->kind = kind;
 	o->next = l->ops;
 	l->ops = o;
 	o->timer = evtimer_new(l->base, op_timer, o);
+	return o;
+}
+
+/* Send argv (after AUTH and SELECT when set) on a connection of its own. */
+static struct op *
+op_send(struct halease *l, int kind, int argc, const char *const *argv)
+{
+	struct op *o = op_new(l, kind);
+	struct buf b = { 0 };
+	struct timeval tv = { REDIS_TIMEOUT_MS / 1000, (REDIS_TIMEOUT_MS % 1000) * 1000 };
+	if (l->etcd) {	/* the request's own timeout bounds it */
+		etcd_send(o, kind == OP_RELEASE ? argv[argc - 1] : NULL);
+		return o;
+	}
 	if (l->password[0]) {
 		const char *auth[] = { "AUTH", l->user, l->password };
 		if (l->user[0])
@@ -407,7 +590,7 @@ sw_tick(evutil_socket_t fd, short what, void *arg)
 		l->sw.took_ms = (mono_now() - l->sw.asked) * 1000.0;
 		snprintf(l->sw.msg, sizeof l->sw.msg, "no other master took the lead (%s) within %.0f ms; this "
 		    "master starts again and may lead again", l->sw.state == SW_STEPPING_DOWN ?
-		    "this one did not stop" : "Redis names none", l->sw.took_ms);
+		    "this one did not stop" : l->etcd ? "etcd names none" : "Redis names none", l->sw.took_ms);
 		sw_end(l, SW_FAILED);
 		return;
 	}
@@ -417,6 +600,26 @@ sw_tick(evutil_socket_t fd, short what, void *arg)
 		l->sw.asking = 1;
 		halease_leader(l, sw_leader, l);
 	}
+}
+
+int
+halease_releasing(const struct halease *l)
+{
+	if (l == NULL)
+		return 0;
+	for (const struct op *o = l->ops; o != NULL; o = o->next)
+		if (o->kind == OP_RELEASE)
+			return 1;
+	return 0;
+}
+
+void
+halease_on_release(struct halease *l, void (*cb)(void *), void *arg)
+{
+	if (l == NULL)
+		return;
+	l->released_cb = cb;
+	l->released_arg = arg;
 }
 
 int
@@ -478,6 +681,8 @@ halease_free(struct halease *l)
 	if (l->sw.tick != NULL)
 		event_free(l->sw.tick);
 	event_free(l->retry);
+	for (int i = 0; i < l->netcd; i++)
+		httpc_free(l->etcd_h[i]);
 	free(l->key);
 	free(l->self);
 	free(l->user);

@@ -578,6 +578,15 @@ verify_snapshot(void *arg, const char *id, char *why, size_t len)
 	return warm_persisted(m->warm, id, why, len);
 }
 
+/* a release of the lease ended: a stop that waited for it goes on */
+static void
+lease_released(void *arg)
+{
+	struct master *m = arg;
+	if (m->changed != NULL)
+		m->changed(m, m->arg);
+}
+
 static void
 ha_changed(void *arg)
 {
@@ -623,8 +632,9 @@ master_new(struct event_base *base, const struct cfg *cfg, const struct httpc_ta
 		m->h.verify_arg = m;
 	}
 	if (m->ha && (m->lease = halease_new(base, cfg, argv, err, sizeof err)) == NULL && err[0])
-		log_warn("mooncake_master: its lease in Redis cannot be released when it dies (%s): another "
+		log_warn("mooncake_master: its lease in its HA backend cannot be released when it dies (%s): another "
 		    "master then leads only once the lease lapses", err);
+	halease_on_release(m->lease, lease_released, m);
 	child_init(&m->child, base, "mooncake_master", argv,
 	    cfg->master.env.n ? child_env(env, 1) : NULL, log_path, pid_path, &cfg->master.restart,
 	    cfg->master.stop_timeout_ms, &master_ops, m);

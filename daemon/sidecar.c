@@ -24,6 +24,7 @@
 #include "readiness.h"
 #include "reconcile.h"
 #include "stall.h"
+#include "halease.h"
 #include "sidecar.h"
 #include "view.h"
 #include "workerenv.h"
@@ -136,6 +137,7 @@ gather(const struct sidecar *s, const struct target *t, struct rc_state *st)
 	/* a head known to be unreachable is not waited for */
 	st->report_pending = s->follow != NULL && !follow_told(s->follow) && !follow_lost(s->follow) &&
 	    !s->bye_waited;
+	st->lease_pending = s->master != NULL && halease_releasing(master_lease(s->master));
 }
 
 static void

@@ -6,7 +6,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 secs=${FUZZ_SECONDS:-30}
 jobs=${FUZZ_JOBS:-$(nproc)}
-targets=${FUZZ_TARGETS:-"cfg hostlist sizes envfile prom httpresp query url epcheck nodeaddr gangview auth mhealth stall gflags drain sdreport sse resp"}
+targets=${FUZZ_TARGETS:-"cfg hostlist sizes envfile prom httpresp query url epcheck nodeaddr gangview auth mhealth stall gflags drain sdreport sse resp etcd"}
 bash "$top/scripts/deps.sh" clang libclang-rt-14-dev libjansson-dev >/dev/null || exit 1
 out=$top/build-fuzz
 mkdir -p "$out/obj"

@@ -7,21 +7,32 @@ started=$(date +%s)
 # phase NAME: prints how long the step since the previous phase took (each suite's time in the run).
 last=$started
 phase() { local now; now=$(date +%s); echo "time $1: $((now - last)) s"; last=$now; }
-bash scripts/deps.sh prometheus prometheus-alertmanager python3 python3-yaml iproute2 util-linux redis-server || exit 1
+bash scripts/deps.sh prometheus prometheus-alertmanager python3 python3-yaml python3-venv iproute2 util-linux redis-server \
+    etcd-server || exit 1
+# peer VAR LABEL ERRFILE COMMAND...: a test-time peer's path into VAR (exported) unless it is set,
+# from COMMAND's last line, said with how long it took (or why it is unavailable, from ERRFILE).
+peer() {
+	local var=$1 label=$2 err=$3 t0 v
+	shift 3
+	if [ -z "${!var:-}" ]; then
+		t0=$(date +%s)
+		v=$("$@" 2>>"$err" | tail -1)
+		printf -v "$var" '%s' "$v"
+		echo "$label: ${v:-unavailable: $(tail -1 "$err")} ($(( $(date +%s) - t0 )) s)"
+	fi
+	export "${var?}"
+}
+rm -f "$top/real-master.err" "$top/wheel-master.err"
 # The real mooncake_master: on PATH, or built once from ../shared/mooncake into a cache outside the
 # tree (about 9 minutes the first time, seconds after); tests/integration/real_master.sh runs on it.
-if [ -z "${MCS_REAL_MASTER:-}" ]; then
-	t0=$(date +%s)
-	MCS_REAL_MASTER=$(bash scripts/real-master.sh 2>"$top/real-master.err" | tail -1)
-	echo "real master: ${MCS_REAL_MASTER:-unavailable: $(tail -1 "$top/real-master.err")} ($(( $(date +%s) - t0 )) s)"
-fi
-export MCS_REAL_MASTER
+peer MCS_REAL_MASTER "real master" "$top/real-master.err" bash scripts/real-master.sh
 # Mooncake's own store client library, from the same build (tests/integration/real_client.sh).
-if [ -z "${MCS_STORE_LIB:-}" ]; then
-	MCS_STORE_LIB=$(bash scripts/real-master.sh --client 2>>"$top/real-master.err" | tail -1)
-	echo "store client library: ${MCS_STORE_LIB:-unavailable: $(tail -1 "$top/real-master.err")}"
-fi
-export MCS_STORE_LIB
+peer MCS_STORE_LIB "store client library" "$top/real-master.err" bash scripts/real-master.sh --client
+# The released wheels (scripts/versions.sh), each installed once into a cache outside the tree
+# (about 30 s and 200 MB the first time, milliseconds after): the newest release's master
+# (real_master_wheel.sh), and the CPU build whose Python store client runs here (real_ha_etcd.sh).
+peer MCS_WHEEL_MASTER "released master" "$top/wheel-master.err" bash scripts/wheel-master.sh
+peer MCS_WHEEL_CPU_MASTER "released master and client (CPU)" "$top/wheel-master.err" bash scripts/wheel-master.sh --cpu
 phase "deps and real master"
 build=$top/build-test
 bash scripts/build.sh "$build" --enable-sanitizers --enable-werror || { echo "build failed"; exit 1; }
@@ -61,7 +72,7 @@ for log in tests/integration/*.log tests/fuzz/*.log; do
 	failed=$((failed + $2))
 	case $(basename "$log" .log) in
 	standin|transcript) kit=$((kit + $1)) ;;	# the test kit itself, held to the real master
-	real_master|real_client|real_ha|drain|demo) real=$((real + $1)) ;;
+	real_master|real_master_wheel|real_client|real_ha|real_ha_etcd|drain|demo) real=$((real + $1)) ;;
 	replay) ;;
 	*) standin=$((standin + $1)) ;;
 	esac

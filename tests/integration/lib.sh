@@ -254,6 +254,20 @@ need_real_client() {
 }
 client() { env "$CLIENT_LIB" "$CLIENT_PATH" "$CLIENT" "$@"; }
 
+# ha_sidecar NAME MASTER HA_JSON STORE_JSON [EXTRA_ARG]: a sidecar on the real HA master MASTER with
+# master.ha HA_JSON and the store config's STORE_JSON, checked by -n first; its ports in RPC_<NAME>,
+# SIDE_<NAME>, its pid in SC_<NAME>, its output in OUT_<NAME>, its notifications in NOTIFY_<NAME>.
+ha_sidecar() {
+	new_ports
+	write_config "$1" '"address": "127.0.0.1", "ready_timeout_ms": 30000, "liveness_interval_ms": 500,
+	  "extra_args": ["--rpc_address=127.0.0.1", "--metrics_host=127.0.0.1"'"${5:+, \"$5\"}"'],
+	  "ha": '"$3" '"admin": { "listen": "127.0.0.1:@SIDE@" }, "endpoints": { "store_config": { '"$4"' } }'
+	sed -i "s|\"command\": \\[\"$STANDIN\"\\]|\"command\": [\"$2\"]|" "$T/$1.json"
+	"$SIDECAR" -c "$T/$1.json" -n >"$T/$1.check" 2>&1 || fail "$1: -n: $(cat "$T/$1.check")"
+	start_sidecar "$1"
+	eval "RPC_$1=$RPC SIDE_$1=$SIDE SC_$1=$SC_PID OUT_$1=$SC_OUT NOTIFY_$1=$NOTIFY_OUT"
+}
+
 adm() { curl -s "http://127.0.0.1:$SIDE$1" "${@:2}"; }
 adm_code() { curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$SIDE$1" "${@:2}"; }
 direct() { curl -s "http://127.0.0.1:$ADMIN$1"; }

@@ -35,18 +35,10 @@ start_redis() {
 }
 start_redis
 
-# ha NAME: a sidecar on a real HA master; its ports in RPC_<NAME>, SIDE_<NAME>, its pid in SC_<NAME>.
+# ha NAME: a sidecar on a real HA master on the Redis backend
 ha() {
-	new_ports
-	write_config "$1" '"address": "127.0.0.1", "ready_timeout_ms": 30000, "liveness_interval_ms": 500,
-	  "extra_args": ["--rpc_address=127.0.0.1", "--metrics_host=127.0.0.1", "--http_metadata_server_host=127.0.0.1"],
-	  "ha": { "backend": "redis://127.0.0.1:'"$RPORT"'", "snapshot_dir": "'"$SNAP"'" }' \
-	    '"admin": { "listen": "127.0.0.1:@SIDE@" },
-	  "endpoints": { "store_config": { "metadata_server": "P2PHANDSHAKE", '"$STORE"' } }'
-	sed -i "s|\"command\": \\[\"$STANDIN\"\\]|\"command\": [\"$REAL\"]|" "$T/$1.json"
-	"$SIDECAR" -c "$T/$1.json" -n >"$T/$1.check" 2>&1 || fail "$1: -n: $(cat "$T/$1.check")"
-	start_sidecar "$1"
-	eval "RPC_$1=$RPC SIDE_$1=$SIDE SC_$1=$SC_PID NOTIFY_$1=$NOTIFY_OUT"
+	ha_sidecar "$1" "$REAL" '{ "backend": "redis://127.0.0.1:'"$RPORT"'", "snapshot_dir": "'"$SNAP"'" }' \
+	    '"metadata_server": "P2PHANDSHAKE", '"$STORE" --http_metadata_server_host=127.0.0.1
 }
 st() { curl -s "http://127.0.0.1:$1/status"; }
 phase() { st "$1" | "$TESTKIT" json-get /dev/stdin master.ha.phase 2>/dev/null; }

@@ -8,6 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 need_real_master
 echo "   real master: $REAL ($("$REAL" --version 2>&1 | head -1))"
+REAL_VERSION=$("$REAL" --version 2>&1 | sed -n 's/^mooncake_master version \([^ ]*\).*/\1/p' | head -1)
 use_real() { sed -i "s|\"command\": \\[\"$STANDIN\"\\]|\"command\": [\"$REAL\"]|" "$T/$1.json"; }
 
 # Start to READY=1.
@@ -169,12 +170,12 @@ new_ports
 write_config fbad '"extra_args": ["--rpc_address=127.0.0.1", "--metrics_host=127.0.0.1", "--metrics_hostname=127.0.0.1"]'
 use_real fbad
 t0=$(now_ms); OUT=$("$SIDECAR" -n -c "$T/fbad.json" 2>&1); RC=$?; t1=$(now_ms)
-[ "$RC" = 78 ] && grep -q "master.extra_args\[2\]: --metrics_hostname=127.0.0.1: mooncake_master 0.3.12.post1 at $REAL has no flag \"metrics_hostname\"" <<<"$OUT" ||
+[ "$RC" = 78 ] && grep -q "master.extra_args\[2\]: --metrics_hostname=127.0.0.1: mooncake_master $REAL_VERSION at $REAL has no flag \"metrics_hostname\"" <<<"$OUT" ||
     fail "-n on an unknown flag of the real master: exit $RC: $OUT"
 t2=$(now_ms); "$SIDECAR" -n -c "$T/fbad.json" >/dev/null 2>&1; RC=$?; t3=$(now_ms)
 [ "$RC" = 78 ] || fail "the second -n: exit $RC"
 write_config fgood '"extra_args": ["--rpc_address=127.0.0.1", "--metrics_host=127.0.0.1", "--eviction_high_watermark_ratio=0.9", "--client_ttl", "20", "--noenable_ha"]'
 use_real fgood
 OUT=$("$SIDECAR" -n -c "$T/fgood.json" 2>&1) || fail "-n refused flags the real master takes: $OUT"
-pass "flags against the real binary: --metrics_hostname refused naming it and 0.3.12.post1 (exit 78); --metrics_host, --client_ttl 20, --noenable_ha pass; -n took $((t1 - t0)) ms asking it, $((t3 - t2)) ms from the cache"
+pass "flags against the real binary: --metrics_hostname refused naming it and $REAL_VERSION (exit 78); --metrics_host, --client_ttl 20, --noenable_ha pass; -n took $((t1 - t0)) ms asking it, $((t3 - t2)) ms from the cache"
 finish

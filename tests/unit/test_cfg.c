@@ -137,10 +137,16 @@ static const struct {
 	  "HA backend's connection string: --ha_backend_connstring=..., or for the etcd backend "
 	  "--etcd_endpoints=h1:2379;h2:2379 (mooncake_master aborts without one)" },
 	/* HA on Redis: master.ha, and what 0.3.12 needs to serve (hacfg.c) */
-	{ "{\"master\":{\"ha\":{\"backend\":\"etcd://h:2379\",\"snapshot_dir\":\"/s\"}}}", "master.ha.backend: \"etcd://h:2379\" is "
-	  "not redis://HOST:PORT (0.3.12's etcd backend is not built with Debian's packages; give its flags in master.extra_args)" },
+	{ "{\"master\":{\"extra_args\":[\"--rpc_address=10.0.0.1\"],\"ha\":{\"backend\":\"etcd://h:2379\",\"snapshot_dir\":\"/s\"}}}",
+	  "master.ha.snapshot_dir: not used with etcd, whose OpLog replicates the leader's metadata to the standbys; leave it out" },
+	{ "{\"master\":{\"extra_args\":[\"--rpc_address=10.0.0.1\"],\"ha\":{\"backend\":\"etcd://h:2379,\"}}}",
+	  "master.ha.backend: \"etcd://h:2379,\" is not etcd://HOST:PORT[,HOST:PORT...]" },
+	{ "{\"master\":{\"extra_args\":[\"--rpc_address=10.0.0.1\"],\"ha\":{\"backend\":\"etcd://h\"}}}",
+	  "master.ha.backend: \"etcd://h\" is not etcd://HOST:PORT[,HOST:PORT...]" },
+	{ "{\"master\":{\"extra_args\":[\"--rpc_address=10.0.0.1\",\"--enable_oplog\"],\"ha\":{\"backend\":\"etcd://h:1\"}}}",
+	  "master.extra_args: --enable_oplog is set by master.ha; leave it out" },
 	{ "{\"master\":{\"ha\":{\"backend\":\"redis://r:1/0\",\"snapshot_dir\":\"/s\"}}}", "master.ha.backend: \"redis://r:1/0\" is "
-	  "not redis://HOST:PORT (0.3.12's etcd backend is not built with Debian's packages; give its flags in master.extra_args)" },
+	  "neither redis://HOST:PORT nor etcd://HOST:PORT[,HOST:PORT...]" },
 	{ "{\"master\":{\"ha\":{\"backend\":\"redis://r:1\"}}}", "master.ha.snapshot_dir: \"\" is not an absolute path: every "
 	  "master of the HA group must share one (a shared filesystem across machines); a standby is promoted from it" },
 	{ "{\"master\":{\"extra_args\":[\"--rpc_address=10.0.0.1\",\"--enable_snapshot\"],\"ha\":{\"backend\":\"redis://127.0.0.1:6379\",\"snapshot_dir\":\"/s\"}}}",
@@ -299,6 +305,19 @@ START_TEST(test_ha_resolved)
 	    "\"ha\":{\"warmup_timeout_ms\":0}}}", NULL, &c, &errs), 0);
 	ck_assert_str_eq(c.master.ha_entry, "redis://r:1");
 	ck_assert_int_eq(c.master.ha_warmup_timeout_ms, 0);
+	cfg_free(&c);
+	/* etcd: its OpLog, no snapshot directory; the endpoints as --etcd_endpoints and the entry take them */
+	ck_assert_int_eq(cfg_load_string("{\"master\":{\"extra_args\":[\"--rpc_address=10.0.0.1\"],"
+	    "\"ha\":{\"backend\":\"etcd://127.0.0.1:2379,[::1]:2379\"}}}", NULL, &c, &errs), 0);
+	{
+		static const char *const etcd[] = { "--rpc_address=10.0.0.1", "--enable_ha=true", "--ha_backend_type=etcd",
+			"--etcd_endpoints=127.0.0.1:2379;[::1]:2379", "--enable_oplog=true", NULL };
+		for (int i = 0; etcd[i] != NULL; i++)
+			ck_assert_str_eq(c.master.extra_args[i], etcd[i]);
+		ck_assert_ptr_null(c.master.extra_args[5]);
+	}
+	ck_assert_ptr_null(kvlist_get(&c.master.env, "MOONCAKE_SNAPSHOT_LOCAL_PATH"));
+	ck_assert_str_eq(c.master.ha_entry, "etcd://127.0.0.1:2379;[::1]:2379");
 	cfg_free(&c);
 	ck_assert_int_eq(cfg_load_string("{}", NULL, &c, &errs), 0);
 	ck_assert_str_eq(c.master.ha_entry, "");

@@ -142,6 +142,16 @@ static const struct {
 	{ "follower stop, a second signal: no waiting for the head",
 	  { .master = RC_MASTER_NONE, .stopping = 1, .stop_now = 1, .workers_stop_sent = 2, .report_pending = 1 },
 	  { .signal_orphans = 1 } },
+	{ "HA leader stopped, its lease being released: the last step waits for the release",
+	  { .master = RC_MASTER_STOPPED, .stopping = 1, .workers_stop_sent = 1, .master_stop_sent = 1, .lease_pending = 1 },
+	  { 0 } },
+	{ "HA leader stopped, a second signal: no waiting for the release",
+	  { .master = RC_MASTER_STOPPED, .stopping = 1, .stop_now = 1, .workers_stop_sent = 2, .master_stop_sent = 2,
+	    .lease_pending = 1 },
+	  { .signal_orphans = 1 } },
+	{ "HA leader stopped, its lease released: the orphans, the end",
+	  { .master = RC_MASTER_STOPPED, .stopping = 1, .workers_stop_sent = 1, .master_stop_sent = 1 },
+	  { .signal_orphans = 1 } },
 };
 
 static void
