@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 need_real_master
 echo "   real master: $REAL ($("$REAL" --version 2>&1 | head -1))"
-REAL_VERSION=$("$REAL" --version 2>&1 | sed -n 's/^mooncake_master version \([^ ]*\).*/\1/p' | head -1)
+REAL_VERSION=$("$REAL" --version 2>&1 | head -1 | sed -n 's/^[^ ]* version \([^ ]*\).*/\1/p')
 use_real() { sed -i "s|\"command\": \\[\"$STANDIN\"\\]|\"command\": [\"$REAL\"]|" "$T/$1.json"; }
 
 # Start to READY=1.
