@@ -173,6 +173,8 @@ pass "etcd stopped (SIGSTOP) for $STOP_S s: both sidecars answered /livez every 
 # The keys the client was told were stored: every one, but those acknowledged while etcd was down or
 # stopped (the master acknowledges a put before its OpLog entry is in etcd: master_service.cpp's
 # PutEnd, visible before durable), which are counted.
+wait_for 30 eval 'awk -v t='"$W3"' '"'"'$1 == "ok" && $3 > t { f = 1 } END { exit !f }'"'"' "$T/client.out"' ||
+    fail "the client does not store again after etcd's outage: $(tail -3 "$T/client.out")"
 touch "$T/client.stop"
 wait_for 60 grep_q "$T/client.res" '^kept' || fail "the client did not count its keys: $(tail -3 "$T/client.err")"
 read -r _ KEPT _ ACKED _ PKEPT _ PTOTAL <"$T/client.res"
