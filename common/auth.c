@@ -1,8 +1,11 @@
 #include "config.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "atomicfile.h"
 #include "auth.h"
 
 int
@@ -140,16 +143,18 @@ auth_public(const char *path, char *const *routes)
 int
 auth_token_read(const char *path, char *out, size_t len, char *err, size_t errlen)
 {
-	char buf[AUTH_TOKEN_MAX + 2], why[256];
+	char why[256], *buf;
 	size_t n;
-	FILE *f = fopen(path, "re");
-	if (f == NULL) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	int rc;
+	/* a regular file, opened without waiting (a FIFO there is refused, never read) */
+	if ((buf = file_read_at(AT_FDCWD, path, 65536, 0, &n)) == NULL) {
+		snprintf(err, errlen, "%s: %s", path, file_read_error(errno, 65536, why, sizeof why));
 		return -1;
 	}
-	n = fread(buf, 1, sizeof buf, f);
-	fclose(f);
-	if (auth_token_parse(buf, n, out, len, why, sizeof why) != 0) {
+	rc = auth_token_parse(buf, n, out, len, why, sizeof why);
+	explicit_bzero(buf, n);
+	free(buf);
+	if (rc != 0) {
 		snprintf(err, errlen, "%s: %s", path, why);
 		return -1;
 	}

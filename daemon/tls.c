@@ -1,4 +1,5 @@
 #include "config.h"
+#include <fcntl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,9 +16,9 @@ static char *
 read_pem(const char *key, const char *path, char *err, size_t errlen)
 {
 	size_t len = 0;
-	char *s = file_read(path, &len);
+	char *s = file_read_at(AT_FDCWD, path, TLS_FILE_MAX, 0, &len), why[64];	/* read at a reload too: never a wait */
 	if (s == NULL)
-		snprintf(err, errlen, "%s: cannot read %s: %s", key, path, strerror(errno));
+		snprintf(err, errlen, "%s: cannot read %s: %s", key, path, file_read_error(errno, TLS_FILE_MAX, why, sizeof why));
 	else if (len == 0 || len > TLS_FILE_MAX || strlen(s) != len) {
 		snprintf(err, errlen, "%s: %s is not a PEM file (empty, over 1 MiB, or binary)", key, path);
 		free(s);

@@ -223,6 +223,13 @@ write_config cs '"address": "127.0.0.1"' '"admin": { "listen": "127.0.0.1:@SIDE@
 "$SIDECAR" -c "$T/cs.json" >"$T/cs.out" 2>&1; RC=$?
 [ "$RC" -eq 78 ] && [ "$(cat "$T/opfile")" = "the operator's" ] || fail "the start: exit $RC, file: $(ls -la "$T/opfile")"
 pass "a regular file at admin.control_socket: -n and the start exit 78 naming it, and the file is left as it was"
+# a FIFO at admin.auth.bearer_token_file: refused at once, never a read that waits for a writer
+mkfifo "$T/token.fifo"
+write_config tf '"address": "127.0.0.1"' '"admin": { "listen": "127.0.0.1:@SIDE@", "auth": { "bearer_token_file": "'"$T/token.fifo"'" } }'
+timeout 10 "$SIDECAR" -n -c "$T/tf.json" >"$T/n.out" 2>&1; RC=$?
+[ "$RC" -eq 78 ] && grep -q "admin.auth.bearer_token_file: $T/token.fifo: not a regular file" "$T/n.out" ||
+    fail "-n on a FIFO as the token file: exit $RC: $(cat "$T/n.out")"
+pass "a FIFO as admin.auth.bearer_token_file: -n exit 78 at once, naming it"
 
 # ---- 8. unknown Basic users flood the bcrypt queue
 USERS=""
