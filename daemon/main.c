@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <limits.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
@@ -265,8 +267,23 @@ become_user(const struct cfg *c)
 
 /* Load and check the configuration. On success t holds the workers' layout, built once here for
  * the plan or the workers to take over. */
+/* master.command's binary, where the master runs: the likeliest first failure is that it is not
+ * installed, which a start would only find by retrying it until fatal. */
+static void
+check_master_binary(const struct cfg *cfg, struct strv *errs)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	const char *cmd = cfg->master.command[0];
+	if (!cfg->master.runs_here || command_path(cmd, path, sizeof path) == 0)
+		return;
+	strv_pushf(errs, "master.command: %s %s: install Mooncake (pip install mooncake-transfer-engine, or a build "
+	    "of mooncake_master) or give the binary's full path", cmd, strchr(cmd, '/') != NULL ?
+	    (stat(cmd, &st) != 0 ? "does not exist" : "is not executable") : "is not found on PATH");
+}
+
 static int
-check_config(const char *path, const struct cfg_overrides *ov, struct sidecar *s, int quiet,
+check_config(const char *path, const struct cfg_overrides *ov, struct sidecar *s, int quiet, int plan,
     struct topology *t)
 {
 	struct strv errs = { 0 };
@@ -282,6 +299,8 @@ check_config(const char *path, const struct cfg_overrides *ov, struct sidecar *s
 	if (rc == 0) {
 		struct strv warns = { 0 };
 		check_names(s, &errs);
+		if (!plan)	/* a plan is made anywhere, the binary needed only where it runs */
+			check_master_binary(cfg, &errs);
 		if (cfg->master.runs_here && cfg->master.check_flags)
 			master_flags_check(cfg, 1, &errs, &warns);
 		rc = errs.n > 0 ? -1 : 0;
@@ -499,7 +518,7 @@ main(int argc, char **argv)
 	if (args.status)
 		return status_main(args.status_url ? args.status_url : "http://127.0.0.1:9103", args.token_file,
 		    args.cacert);
-	if (check_config(args.path, &args.ov, &sc, !args.check, &topo) != 0) {
+	if (check_config(args.path, &args.ov, &sc, !args.check, args.plan, &topo) != 0) {
 		config_free(&sc);
 		return EX_CONFIG;
 	}

@@ -56,6 +56,20 @@ OUT=$(ulimit -n 512 && "$SIDECAR" -c "$T/nofile.json" 2>&1); RC=$?
     fail "an open-file limit below job.nodes: $RC $OUT"
 [ ! -e "$T/nofile/mooncake_master.pid" ] || fail "a master was started under too small an open-file limit"
 pass "job.nodes larger than the open-file limit holds: refused, exit 78, naming LimitNOFILE, nothing started"
+# The master binary not installed, the likeliest first failure: -n and the start refuse it, naming
+# it (the start used to retry it until fatal); --plan, made anywhere, does not need it.
+new_ports
+write_config nobin
+for cmd in "$T/nowhere/mooncake_master" no-such-mooncake-master; do
+	sed -i "s|\"command\": \[\"[^\"]*\"\]|\"command\": [\"$cmd\"]|" "$T/nobin.json"
+	OUT=$("$SIDECAR" -n -c "$T/nobin.json" 2>&1); RC=$?
+	[ "$RC" -eq 78 ] && grep -q "master.command: $cmd \(does not exist\|is not found on PATH\): install Mooncake" <<<"$OUT" ||
+	    fail "-n with master.command $cmd: $RC $OUT"
+	OUT=$("$SIDECAR" -c "$T/nobin.json" 2>&1); RC=$?
+	[ "$RC" -eq 78 ] && [ ! -e "$T/nobin/mooncake_master.pid" ] || fail "the start with master.command $cmd: $RC $OUT"
+done
+"$SIDECAR" --plan -c "$T/nobin.json" >/dev/null 2>&1 || fail "--plan needs the master binary"
+pass "a master binary not installed (a path that does not exist, a name not on PATH): -n and the start exit 78 naming it; --plan does not need it"
 "$SIDECAR" --bogus >/dev/null 2>&1; RC=$?
 [ "$RC" -eq 64 ] || fail "unknown option exit $RC"
 pass "unknown option: exit 64"
