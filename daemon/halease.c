@@ -26,7 +26,7 @@
 #include "workerenv.h"
 #include "xalloc.h"
 
-#define REDIS_TIMEOUT_MS	1000
+#define BACKEND_TIMEOUT_MS	1000	/* each request to Redis or etcd */
 /* The most a reply to these commands can take: +OK to AUTH and SELECT, an integer to the release,
  * two short strings to HMGET (a master's address and its owner token, each under 128 bytes). */
 #define REDIS_REPLY_MAX		4096
@@ -134,7 +134,7 @@ etcd_new(struct event_base *base, const struct cfg *c, char **args, char *err, s
 			free(l);
 			return NULL;
 		}
-		l->etcd_h[l->netcd++] = httpc_new(base, &t, 1, ETCD_ANSWER_MAX, REDIS_TIMEOUT_MS);
+		l->etcd_h[l->netcd++] = httpc_new(base, &t, 1, ETCD_ANSWER_MAX, BACKEND_TIMEOUT_MS);
 	}
 	free(list);
 	l->key = xasprintf("mooncake-store/%s/master_view", hacfg_cluster_id(args, &c->master.env));
@@ -423,24 +423,6 @@ etcd_answered(const struct httpc_response *r, void *arg)
 	op_done(o, &a);
 }
 
-/* Ask etcd: the master's key (learn, leader), or the revoke of the lease learned (release). */
-static void
-etcd_send(struct op *o, const char *lease)
-{
-	struct halease *l = o->l;
-	char body[1024];
-	size_t n = lease != NULL ? etcdkv_revoke_request(lease, body, sizeof body) :
-	    etcdkv_range_request(l->key, body, sizeof body);
-	if (n == 0) {
-		struct timeval now = { 0, 0 };
-		snprintf(o->why, sizeof o->why, "the request does not fit");
-		evtimer_add(o->timer, &now);
-		return;
-	}
-	o->req = httpc_request(l->etcd_h[l->etcd_at], "POST", lease != NULL ? ETCDKV_PATH_REVOKE : ETCDKV_PATH_RANGE,
-	    "application/json", body, n, REDIS_TIMEOUT_MS, etcd_answered, o);
-}
-
 static struct op *
 op_new(struct halease *l, int kind)
 {
@@ -453,17 +435,34 @@ op_new(struct halease *l, int kind)
 	return o;
 }
 
-/* Send argv (after AUTH and SELECT when set) on a connection of its own. */
+/* Ask etcd: the master's key (learn, leader), or the revoke of lease (release). The request's own
+ * timeout bounds it. */
+static struct op *
+etcd_op(struct halease *l, int kind, const char *lease)
+{
+	struct op *o = op_new(l, kind);
+	char body[1024];
+	size_t n = kind == OP_RELEASE ? etcdkv_revoke_request(lease, body, sizeof body) :
+	    etcdkv_range_request(l->key, body, sizeof body);
+	if (n == 0) {
+		struct timeval now = { 0, 0 };
+		snprintf(o->why, sizeof o->why, "the request does not fit");
+		evtimer_add(o->timer, &now);
+		return o;
+	}
+	o->req = httpc_request(l->etcd_h[l->etcd_at], "POST", kind == OP_RELEASE ? ETCDKV_PATH_REVOKE : ETCDKV_PATH_RANGE,
+	    "application/json", body, n, BACKEND_TIMEOUT_MS, etcd_answered, o);
+	return o;
+}
+
+
+/* Redis: send argv (after AUTH and SELECT when set) on a connection of its own. */
 static struct op *
 op_send(struct halease *l, int kind, int argc, const char *const *argv)
 {
 	struct op *o = op_new(l, kind);
 	struct buf b = { 0 };
-	struct timeval tv = { REDIS_TIMEOUT_MS / 1000, (REDIS_TIMEOUT_MS % 1000) * 1000 };
-	if (l->etcd) {	/* the request's own timeout bounds it */
-		etcd_send(o, kind == OP_RELEASE ? argv[argc - 1] : NULL);
-		return o;
-	}
+	struct timeval tv = { BACKEND_TIMEOUT_MS / 1000, (BACKEND_TIMEOUT_MS % 1000) * 1000 };
 	if (l->password[0]) {
 		const char *auth[] = { "AUTH", l->user, l->password };
 		if (l->user[0])
@@ -517,7 +516,7 @@ halease_learn(struct halease *l, unsigned spawn)
 		return;
 	const char *argv[] = { "HMGET", l->key, "leader_address", "owner_token" };
 	l->asking = spawn;
-	op_send(l, OP_LEARN, 4, argv)->spawn = spawn;
+	(l->etcd ? etcd_op(l, OP_LEARN, NULL) : op_send(l, OP_LEARN, 4, argv))->spawn = spawn;
 }
 
 void
@@ -530,7 +529,7 @@ halease_exited(struct halease *l, unsigned spawn)
 	if (!l->token[0] || l->token_spawn != spawn)
 		return;
 	const char *argv[] = { "EVAL", release_script, "1", l->key, l->token };
-	o = op_send(l, OP_RELEASE, 5, argv);
+	o = l->etcd ? etcd_op(l, OP_RELEASE, l->token) : op_send(l, OP_RELEASE, 5, argv);
 	o->started = mono_now();
 	l->token[0] = '\0';
 }
@@ -539,7 +538,7 @@ void
 halease_leader(struct halease *l, halease_leader_cb cb, void *arg)
 {
 	const char *argv[] = { "HMGET", l->key, "leader_address" };
-	struct op *o = op_send(l, OP_LEADER, 3, argv);
+	struct op *o = l->etcd ? etcd_op(l, OP_LEADER, NULL) : op_send(l, OP_LEADER, 3, argv);
 	o->cb = cb;
 	o->arg = arg;
 }
