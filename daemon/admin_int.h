@@ -87,6 +87,7 @@ struct admin {
 	struct aconn		**byfd;		/* by socket */
 	size_t			 nbyfd;
 	struct aconn		*heads, *heads_last;	/* waiting for a request head, oldest first */
+	long			 nheads;
 	long			 nconns, nreserve;	/* open (not shut down); of them past admin.max_connections */
 	struct keycount		**keys;		/* connections per client (addrkey) */
 	struct event		*sweep;		/* ends those whose head is late */

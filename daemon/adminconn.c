@@ -92,6 +92,7 @@ head_unlink(struct aconn *c)
 		a->heads_last = c->prev;
 	c->prev = c->next = NULL;
 	c->in_head = 0;
+	a->nheads--;
 }
 
 static void
@@ -110,6 +111,7 @@ head_wait(struct aconn *c, double limit)
 	if (c->cut)
 		return;
 	c->in_head = 1;
+	a->nheads++;
 	c->since = mono_now();
 	c->limit = limit;
 	c->prev = a->heads_last;
@@ -306,7 +308,5 @@ adm_conn_stats(const struct admin *a, struct admin_conn_stats *st)
 {
 	*st = a->conn_stats;
 	st->open = a->nconns;
-	st->waiting_head = 0;
-	for (const struct aconn *c = a->heads; c != NULL; c = c->next)
-		st->waiting_head++;
+	st->waiting_head = a->nheads;
 }
