@@ -122,11 +122,7 @@ ask(char *const *cmd, const char *flag, char **envp, struct buf *out, char *why,
 	/* its output ended: it has until the deadline to exit; otherwise, or when it was cut off, its
 	 * process group is killed */
 	reaped = reap_by(pid, !done, done ? deadline : mono_now() + 1.0, &st) == 0;
-	if (done && !reaped) {
-		snprintf(why, len, "it did not exit within %d ms after answering %s", ASK_MS, flag);
-		return -1;
-	}
-	if (done && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) {
+	if (done && (!reaped || (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL))) {
 		snprintf(why, len, "it did not exit within %d ms after answering %s", ASK_MS, flag);
 		return -1;
 	}
