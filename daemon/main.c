@@ -288,8 +288,14 @@ check_config(const char *path, const struct cfg_overrides *ov, struct sidecar *s
 {
 	struct strv errs = { 0 };
 	struct cfg *cfg = &s->cfg;
-	int rc = cfg_load_file(path, ov, cfg, &errs);
+	int rc;
 	char err[512];
+	/* read once: the document a reload later compares with is the one loaded (s->cfg_root) */
+	if ((s->cfg_root = cfg_read_json(path, &errs)) == NULL) {
+		cfg_defaults(cfg);
+		rc = -1;
+	} else
+		rc = cfg_load_json(s->cfg_root, ov, cfg, &errs);
 	memset(t, 0, sizeof *t);
 	/* The workers must fit the allocation: srtctl's layout rules and its messages. */
 	if (rc == 0 && topology_build(cfg, &cfg->job.nodes, cfg->job.gpus_per_node, t, err, sizeof err) != 0) {
@@ -524,7 +530,6 @@ main(int argc, char **argv)
 	}
 	sc.cfg_path = args.path;
 	sc.ov = args.ov;
-	sc.cfg_root = json_load_file(args.path, JSON_REJECT_DUPLICATES, NULL);
 	if (args.check || args.plan) {
 		rc = args.plan ? plan_print(&sc.cfg, &topo, args.plan == 2, stdout) : 0;
 		topology_free(&topo);
