@@ -196,15 +196,7 @@ STARTED+=($!)
 wait_for 10 grep_q "$T/redis.out" ready || fail "the fake Redis did not start"
 new_ports
 write_config r '"address": "127.0.0.1", "ha": { "backend": "redis://127.0.0.1:'"$RPORT"'", "snapshot_dir": "'"$T/rsnap"'" }'
-NOTIFY_OUT=$T/notify-r.out
-"$TESTKIT" notify-recv "$T/notify-r.sock" >"$NOTIFY_OUT" &
-STARTED+=($!)
-wait_for 5 test -S "$T/notify-r.sock" || fail "notify receiver"
-SC_OUT=$T/sidecar-r.out
-NOTIFY_SOCKET=$T/notify-r.sock MC_STANDIN_ROLE=leader "$SIDECAR" -v -c "$T/r.json" >"$SC_OUT" 2>&1 &
-SC_PID=$!
-STARTED+=($SC_PID)
-SIDECARS+=($SC_PID)
+MC_STANDIN_ROLE=leader SIDECAR_ARGS=-v start_sidecar r	# -v: the learn's failure is a debug line
 wait_for 15 grep_q "$SC_OUT" 'a bulk string of 536870912 bytes: more than the answer to this question can be (4096 bytes)' ||
     fail "the 512 MB answer was not refused at its length: $(grep -a Redis "$SC_OUT" | tail -3)"
 hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$SC_PID/status")

@@ -170,7 +170,8 @@ kill_quiet() {
 	return 0
 }
 
-# start_sidecar NAME: run it with a notify socket; sets SC_PID, SC_OUT, NOTIFY_OUT.
+# start_sidecar NAME: run it with a notify socket (SIDECAR_ARGS: more options); sets SC_PID, SC_OUT,
+# NOTIFY_OUT.
 start_sidecar() {
 	local name=$1
 	NOTIFY_OUT=$T/notify-$name.out
@@ -180,7 +181,7 @@ start_sidecar() {
 	SC_OUT=$T/sidecar-$name.out
 	# SIDECAR_WRAPPER (e.g. valgrind) runs in front of the sidecar; a wrapper's error exit fails finish().
 	NOTIFY_SOCKET=$T/notify-$name.sock MC_STANDIN_EVENTS=$T/events-$name \
-	    ${SIDECAR_WRAPPER:-} "$SIDECAR" -c "$T/$name.json" >"$SC_OUT" 2>&1 &
+	    ${SIDECAR_WRAPPER:-} "$SIDECAR" ${SIDECAR_ARGS:-} -c "$T/$name.json" >"$SC_OUT" 2>&1 &
 	SC_PID=$!
 	STARTED+=($SC_PID)
 	SIDECARS+=($SC_PID)

@@ -14,7 +14,7 @@ SLOW=$!
 STARTED+=($SLOW)
 wait_for 10 grep_q "$T/slow.out" '^connected' || fail "the slow clients did not connect"
 [ "$(grep -o '[0-9]*' "$T/slow.out" | head -1)" -ge 528 ] || fail "fewer slow connections than the limit: $(cat "$T/slow.out")"
-nap 2	# the attack holds: each slow connection has sent a few header bytes more
+nap 2	# the attack held for 2 s: each slow connection has dripped more bytes, and is older than the 100 ms a head may take before its connection can be made to give way
 for i in 1 2 3 4 5; do
 	c=$(code /readyz)
 	[ "$c" = 200 ] || fail "/readyz during slowloris, try $i: $c ($(sidecar_metric "$SIDE" mooncake_sidecar_admin_connections))"
