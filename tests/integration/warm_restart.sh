@@ -47,7 +47,7 @@ recheck() {
 	for try in 1 2; do
 		r0=$(count "$out" '^rechecked: ')
 		kill -USR2 "$pid"
-		wait_for 30 eval '[ "$(count "$out" "^rechecked: ")" -gt $r0 ]' || { echo "no recheck"; return; }
+		wait_for 60 eval '[ "$(count "$out" "^rechecked: ")" -gt $r0 ]' || { echo "no recheck"; return; }
 		found=$(sed -n 's/^rechecked: \([0-9]*\) of .*/\1/p' "$out" | tail -1)
 		[ "$found" = "$want" ] && break
 	done
